@@ -1,0 +1,93 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "parley",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "ParleyCore", targets: ["ParleyCore"]),
+        .library(name: "ParleyStore", targets: ["ParleyStore"]),
+        .library(name: "ParleyStoreSQLite", targets: ["ParleyStoreSQLite"]),
+        .library(name: "ParleyServer", targets: ["ParleyServer"]),
+        .executable(name: "parley", targets: ["parley"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // Wire protocol and domain rules shared by the server and every client. No I/O.
+        .target(name: "ParleyCore", swiftSettings: swiftSettings),
+        // The storage contract the server is written against, with no backend in it.
+        .target(name: "ParleyStore", dependencies: ["ParleyCore"], swiftSettings: swiftSettings),
+        // The embedded default backend: SQLite in WAL mode through GRDB.
+        .target(
+            name: "ParleyStoreSQLite",
+            dependencies: [
+                "ParleyStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The Hummingbird application: HTTP API, WebSocket gateway, fan-out.
+        .target(
+            name: "ParleyServer",
+            dependencies: [
+                "ParleyCore",
+                "ParleyStore",
+                "ParleyStoreSQLite",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.copy("Resources/openapi.yaml")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "parley",
+            dependencies: [
+                "ParleyServer",
+                "ParleyStoreSQLite",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ParleyStoreTests",
+            dependencies: ["ParleyStore", "ParleyStoreSQLite"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ParleyServerTests",
+            dependencies: [
+                "ParleyServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,138 @@
+/// A user as others see them.
+public struct User: Codable, Hashable, Sendable {
+    public var id: UserID
+    public var username: String
+    public var nickname: String
+    public var signature: String
+    public var createdAt: Int64
+
+    public init(id: UserID, username: String, nickname: String, signature: String, createdAt: Int64) {
+        self.id = id
+        self.username = username
+        self.nickname = nickname
+        self.signature = signature
+        self.createdAt = createdAt
+    }
+}
+
+/// The signed-in user's own account, with the private fields only they see.
+public struct Account: Codable, Hashable, Sendable {
+    public var user: User
+    public var email: String?
+    public var phone: String?
+
+    public init(user: User, email: String?, phone: String?) {
+        self.user = user
+        self.email = email
+        self.phone = phone
+    }
+}
+
+/// `POST /v1/accounts`.
+public struct RegisterRequest: Codable, Sendable, StrictDecodable {
+    public var username: String
+    public var password: String
+    public var email: String?
+    public var phone: String?
+    public var nickname: String?
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case username, password, email, phone, nickname
+    }
+
+    public init(username: String, password: String, email: String? = nil, phone: String? = nil, nickname: String? = nil) {
+        self.username = username
+        self.password = password
+        self.email = email
+        self.phone = phone
+        self.nickname = nickname
+    }
+}
+
+/// `POST /v1/sessions`: log in with a username, email or phone and a password.
+public struct LoginRequest: Codable, Sendable, StrictDecodable {
+    public var login: String
+    public var password: String
+    public var device: String?
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case login, password, device
+    }
+
+    public init(login: String, password: String, device: String? = nil) {
+        self.login = login
+        self.password = password
+        self.device = device
+    }
+}
+
+/// `POST /v1/sessions/refresh`.
+public struct RefreshRequest: Codable, Sendable, StrictDecodable {
+    public var refreshToken: String
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case refreshToken
+    }
+
+    public init(refreshToken: String) { self.refreshToken = refreshToken }
+}
+
+/// A device's session: when and from where it logged in, and whether it is still valid.
+public struct SessionInfo: Codable, Hashable, Sendable {
+    public var id: SessionID
+    public var device: String
+    public var ip: String
+    public var createdAt: Int64
+    public var lastUsedAt: Int64
+    public var revokedAt: Int64?
+    /// True for the session the request itself was made with.
+    public var current: Bool
+
+    public init(id: SessionID, device: String, ip: String, createdAt: Int64, lastUsedAt: Int64, revokedAt: Int64?, current: Bool) {
+        self.id = id
+        self.device = device
+        self.ip = ip
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+        self.revokedAt = revokedAt
+        self.current = current
+    }
+}
+
+/// The answer to a login or a refresh: a short-lived access token for every request and a
+/// long-lived refresh token that buys a new pair once.
+public struct TokenResponse: Codable, Sendable {
+    public var accessToken: String
+    public var accessTokenExpiresAt: Int64
+    public var refreshToken: String
+    public var refreshTokenExpiresAt: Int64
+    public var session: SessionInfo
+    public var account: Account
+
+    public init(
+        accessToken: String, accessTokenExpiresAt: Int64, refreshToken: String, refreshTokenExpiresAt: Int64,
+        session: SessionInfo, account: Account
+    ) {
+        self.accessToken = accessToken
+        self.accessTokenExpiresAt = accessTokenExpiresAt
+        self.refreshToken = refreshToken
+        self.refreshTokenExpiresAt = refreshTokenExpiresAt
+        self.session = session
+        self.account = account
+    }
+}
+
+/// `PATCH /v1/me`: fields left out stay as they are.
+public struct ProfileUpdate: Codable, Sendable, StrictDecodable {
+    public var nickname: String?
+    public var signature: String?
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case nickname, signature
+    }
+
+    public init(nickname: String? = nil, signature: String? = nil) {
+        self.nickname = nickname
+        self.signature = signature
+    }
+}

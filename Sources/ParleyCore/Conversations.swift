@@ -1,0 +1,138 @@
+/// Whether a conversation is between exactly two users or a named group.
+public enum ConversationKind: String, Codable, Sendable, Hashable {
+    case direct
+    case group
+}
+
+/// A member's role in a conversation.
+public enum MemberRole: String, Codable, Sendable, Hashable {
+    case owner
+    case admin
+    case member
+}
+
+/// A conversation as one member sees it: its position (max seq), their read watermark,
+/// the unread count derived from both, and the last message.
+public struct ConversationSummary: Codable, Hashable, Sendable {
+    public var id: ConversationID
+    public var kind: ConversationKind
+    public var name: String?
+    /// For a direct conversation, the other user.
+    public var peerId: UserID?
+    public var memberCount: Int
+    public var maxSeq: Int64
+    public var readSeq: Int64
+    /// `maxSeq - readSeq`: sending a message moves the sender's own watermark.
+    public var unreadCount: Int64
+    public var lastMessage: Message?
+    public var createdAt: Int64
+    public var lastActivityAt: Int64
+
+    public init(
+        id: ConversationID, kind: ConversationKind, name: String?, peerId: UserID?, memberCount: Int, maxSeq: Int64,
+        readSeq: Int64, lastMessage: Message?, createdAt: Int64, lastActivityAt: Int64
+    ) {
+        self.id = id
+        self.kind = kind
+        self.name = name
+        self.peerId = peerId
+        self.memberCount = memberCount
+        self.maxSeq = maxSeq
+        self.readSeq = readSeq
+        self.unreadCount = max(0, maxSeq - readSeq)
+        self.lastMessage = lastMessage
+        self.createdAt = createdAt
+        self.lastActivityAt = lastActivityAt
+    }
+}
+
+/// A member of a conversation with their role and read watermark.
+public struct Member: Codable, Hashable, Sendable {
+    public var userId: UserID
+    public var role: MemberRole
+    public var readSeq: Int64
+    public var joinedAt: Int64
+
+    public init(userId: UserID, role: MemberRole, readSeq: Int64, joinedAt: Int64) {
+        self.userId = userId
+        self.role = role
+        self.readSeq = readSeq
+        self.joinedAt = joinedAt
+    }
+}
+
+/// A conversation with its member list.
+public struct ConversationDetail: Codable, Hashable, Sendable {
+    public var conversation: ConversationSummary
+    public var members: [Member]
+
+    public init(conversation: ConversationSummary, members: [Member]) {
+        self.conversation = conversation
+        self.members = members
+    }
+}
+
+/// `POST /v1/conversations`: a group; the creator becomes its owner.
+public struct CreateGroupRequest: Codable, Sendable, StrictDecodable {
+    public var name: String
+    public var memberIds: [UserID]
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, memberIds
+    }
+
+    public init(name: String, memberIds: [UserID]) {
+        self.name = name
+        self.memberIds = memberIds
+    }
+}
+
+/// `POST /v1/conversations/direct`: the one direct conversation with a user, created if needed.
+public struct OpenDirectRequest: Codable, Sendable, StrictDecodable {
+    public var userId: UserID
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case userId
+    }
+
+    public init(userId: UserID) { self.userId = userId }
+}
+
+/// `POST /v1/conversations/{id}/members`.
+public struct AddMembersRequest: Codable, Sendable, StrictDecodable {
+    public var userIds: [UserID]
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case userIds
+    }
+
+    public init(userIds: [UserID]) { self.userIds = userIds }
+}
+
+/// `POST /v1/conversations/{id}/read` and the WebSocket `read` frame: "I have read up to `seq`".
+public struct ReadRequest: Codable, Sendable, StrictDecodable {
+    public var conversationId: ConversationID?
+    public var seq: Int64
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case conversationId, seq
+    }
+
+    public init(conversationId: ConversationID? = nil, seq: Int64) {
+        self.conversationId = conversationId
+        self.seq = seq
+    }
+}
+
+/// A member's read watermark after it moved; pushed to the other members as a receipt.
+public struct ReadReceipt: Codable, Hashable, Sendable {
+    public var conversationId: ConversationID
+    public var userId: UserID
+    public var seq: Int64
+
+    public init(conversationId: ConversationID, userId: UserID, seq: Int64) {
+        self.conversationId = conversationId
+        self.userId = userId
+        self.seq = seq
+    }
+}

@@ -1,0 +1,72 @@
+/// Every HTTP operation of the API, defined once for the server (which registers exactly
+/// these), the OpenAPI document (which a test checks against them) and clients.
+public enum Endpoint: String, CaseIterable, Sendable {
+    case health, ready, openAPI
+    case register, login, refresh, logout, listSessions, revokeSession
+    case getMe, updateMe, getUser, getUserByUsername
+    case listConversations, createGroup, openDirect, getConversation, addMembers
+    case history, markRead, sendMessage
+    case sync, webSocket
+
+    /// The HTTP method, upper-case.
+    public var method: String {
+        switch self {
+        case .register, .login, .refresh, .createGroup, .openDirect, .addMembers, .markRead, .sendMessage: "POST"
+        case .logout, .revokeSession: "DELETE"
+        case .updateMe: "PATCH"
+        default: "GET"
+        }
+    }
+
+    /// The path, with parameters in OpenAPI form: `/v1/conversations/{conversationId}`.
+    public var path: String {
+        switch self {
+        case .health: "/health"
+        case .ready: "/ready"
+        case .openAPI: "/openapi.yaml"
+        case .register: "/v1/accounts"
+        case .login, .listSessions: "/v1/sessions"
+        case .refresh: "/v1/sessions/refresh"
+        case .logout: "/v1/session"
+        case .revokeSession: "/v1/sessions/{sessionId}"
+        case .getMe, .updateMe: "/v1/me"
+        case .getUser: "/v1/users/{userId}"
+        case .getUserByUsername: "/v1/users/by-username/{username}"
+        case .listConversations, .createGroup: "/v1/conversations"
+        case .openDirect: "/v1/conversations/direct"
+        case .getConversation: "/v1/conversations/{conversationId}"
+        case .addMembers: "/v1/conversations/{conversationId}/members"
+        case .history: "/v1/conversations/{conversationId}/messages"
+        case .markRead: "/v1/conversations/{conversationId}/read"
+        case .sendMessage: "/v1/messages"
+        case .sync: "/v1/sync"
+        case .webSocket: "/v1/ws"
+        }
+    }
+
+    /// Whether the request must carry `Authorization: Bearer <access token>`.
+    public var requiresAuthentication: Bool {
+        switch self {
+        case .health, .ready, .openAPI, .register, .login, .refresh, .webSocket: false
+        default: true
+        }
+    }
+
+    /// The path with `values` substituted for its parameters, in order.
+    public func path(_ values: any CustomStringConvertible...) -> String {
+        var result = ""
+        var remaining = values[...]
+        var inParameter = false
+        for character in path {
+            if character == "{" {
+                inParameter = true
+                result += remaining.popFirst().map { String(describing: $0) } ?? ""
+            } else if character == "}" {
+                inParameter = false
+            } else if !inParameter {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+
+/// The frame types a client sends on the WebSocket.
+public enum ClientFrameType: String, Codable, Sendable, CaseIterable {
+    /// `{"token": …}`: must be the first frame unless the upgrade request carried the token.
+    case auth
+    /// Heartbeat; the server answers `pong` with the same id.
+    case ping
+    /// A ``SendMessageRequest``; answered with a `result` holding a ``SendMessageResponse``.
+    case send
+    /// A ``SyncRequest``; answered with a ``SyncResponse``.
+    case sync
+    /// A ``HistoryQuery`` with `conversationId`; answered with a ``HistoryPage``.
+    case history
+    /// A ``ReadRequest`` with `conversationId`; answered with a ``ReadReceipt``.
+    case read
+}
+
+/// The frame types the server sends on the WebSocket.
+public enum ServerFrameType: String, Codable, Sendable, CaseIterable {
+    /// Authentication succeeded: a ``ReadyPayload``.
+    case ready
+    /// The answer to `ping`.
+    case pong
+    /// The answer to a request, with the request's id.
+    case result
+    /// A ``ParleyError``, with the id of the request it answers when there is one.
+    case error
+    /// A committed ``Message`` in one of the user's conversations.
+    case message
+    /// A ``UserEvent`` from the user's event stream.
+    case event
+    /// A ``ReadReceipt``: another member's read watermark moved.
+    case receipt
+}
+
+/// One JSON frame: `{"type": …, "id": …, "payload": …}`. `id` pairs a request with its answer.
+public struct Frame<Payload: Codable & Sendable>: Codable, Sendable {
+    public var type: String
+    public var id: String?
+    public var payload: Payload?
+
+    public init(type: String, id: String? = nil, payload: Payload?) {
+        self.type = type
+        self.id = id
+        self.payload = payload
+    }
+
+    public init(_ type: ServerFrameType, id: String? = nil, payload: Payload?) {
+        self.init(type: type.rawValue, id: id, payload: payload)
+    }
+
+    public init(_ type: ClientFrameType, id: String? = nil, payload: Payload?) {
+        self.init(type: type.rawValue, id: id, payload: payload)
+    }
+}
+
+/// A frame with no payload.
+public struct EmptyPayload: Codable, Sendable, Hashable, StrictDecodable {
+    public enum CodingKeys: CodingKey, CaseIterable {}
+    public init() {}
+    public init(from decoder: any Decoder) throws { _ = try decoder.container(keyedBy: CodingKeys.self) }
+    public func encode(to encoder: any Encoder) throws { _ = encoder.container(keyedBy: CodingKeys.self) }
+}
+
+/// The type and id of a frame, read before its payload is decoded by type. Rejects envelope
+/// fields other than `type`, `id` and `payload`.
+public struct FrameHeader: Decodable, Sendable, StrictDecodable {
+    public var type: String
+    public var id: String?
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case type, id, payload
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        type = try container.decode(String.self, forKey: .type)
+        id = try container.decodeIfPresent(String.self, forKey: .id)
+    }
+}
+
+/// The payload of an `auth` frame.
+public struct AuthPayload: Codable, Sendable, StrictDecodable {
+    public var token: String
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case token
+    }
+
+    public init(token: String) { self.token = token }
+}
+
+/// The payload of a `ready` frame.
+public struct ReadyPayload: Codable, Sendable {
+    public var user: User
+    public var sessionId: SessionID
+    public var serverTime: Int64
+    /// The heartbeat timeout in milliseconds: send `ping` well within it.
+    public var heartbeatTimeoutMs: Int64
+
+    public init(user: User, sessionId: SessionID, serverTime: Int64, heartbeatTimeoutMs: Int64) {
+        self.user = user
+        self.sessionId = sessionId
+        self.serverTime = serverTime
+        self.heartbeatTimeoutMs = heartbeatTimeoutMs
+    }
+}
+
+/// The application close codes of the WebSocket (4000–4999), documented in docs/protocol.md.
+public enum CloseCode: Int, Sendable, CaseIterable {
+    /// No valid `auth` frame in time, or the token was rejected. Do not reconnect with it.
+    case unauthenticated = 4001
+    /// The session was revoked (logout, or revoked from another device). Do not reconnect.
+    case sessionRevoked = 4002
+    /// The connection fell too far behind; reconnect and sync from your cursor.
+    case slowConsumer = 4003
+    /// Nothing was received within the heartbeat timeout.
+    case heartbeatTimeout = 4004
+}
+
+extension ParleyError {
+    /// Translates a decoding failure into the error a client sees for a bad request body or frame.
+    public init(decoding error: any Error) {
+        switch error {
+        case let unknown as UnknownFieldError:
+            self.init(.unknownField, "Unknown field '\(unknown.path)'.")
+        case DecodingError.keyNotFound(let key, let context):
+            let path = (context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: ".")
+            self.init(.missingField, "Missing field '\(path)'.")
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            if path.isEmpty {
+                self.init(.invalidJSON, "The body must be a JSON object.")
+            } else {
+                self.init(.invalidField, "Field '\(path)' has the wrong type.")
+            }
+        case DecodingError.dataCorrupted(let context) where !context.codingPath.isEmpty:
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            self.init(.invalidField, "Field '\(path)' is not valid.")
+        case let parley as ParleyError:
+            self = parley
+        default:
+            self.init(.invalidJSON, "The body is not valid JSON.")
+        }
+    }
+}

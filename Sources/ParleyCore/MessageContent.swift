@@ -1,0 +1,108 @@
+/// The typed payloads of the message kinds this version knows (SPEC 2.4).
+///
+/// The wire carries `kind` and `content` (any JSON object); this type is the checked view of
+/// it. A kind this version does not know becomes `.unsupported` and is kept intact.
+public enum MessageContent: Hashable, Sendable {
+    case text(text: String, mentions: [UserID])
+    case image(fileId: String, width: Int, height: Int)
+    case voice(fileId: String, durationMs: Int)
+    case video(fileId: String, durationMs: Int, size: Int)
+    case file(fileId: String, name: String, size: Int)
+    case sticker(pack: String, sticker: String)
+    case location(latitude: Double, longitude: Double, name: String?)
+    case reply(text: String, replyToSeq: Int64, mentions: [UserID])
+    case system(event: String, userIds: [UserID])
+    case unsupported(kind: MessageKind, content: JSONValue)
+
+    /// Checks `content` against the rules of `kind`, throwing `message_invalid` with the
+    /// reason when a known kind is malformed.
+    public init(kind: MessageKind, content: JSONValue) throws {
+        guard let members = content.objectValue else {
+            throw ParleyError(.messageInvalid, "Message content must be a JSON object.")
+        }
+        let fields = ContentFields(kind: kind, members: members)
+        switch kind {
+        case .text:
+            self = .text(text: try fields.text("text"), mentions: try fields.userIDs("mentions"))
+        case .image:
+            self = .image(fileId: try fields.string("fileId"), width: try fields.count("width"), height: try fields.count("height"))
+        case .voice:
+            self = .voice(fileId: try fields.string("fileId"), durationMs: try fields.count("durationMs"))
+        case .video:
+            self = .video(fileId: try fields.string("fileId"), durationMs: try fields.count("durationMs"), size: try fields.count("size"))
+        case .file:
+            self = .file(fileId: try fields.string("fileId"), name: try fields.string("name"), size: try fields.count("size"))
+        case .sticker:
+            self = .sticker(pack: try fields.string("pack"), sticker: try fields.string("sticker"))
+        case .location:
+            let latitude = try fields.number("latitude", in: -90...90)
+            let longitude = try fields.number("longitude", in: -180...180)
+            self = .location(latitude: latitude, longitude: longitude, name: try fields.optionalString("name"))
+        case .reply:
+            self = .reply(
+                text: try fields.text("text"), replyToSeq: Int64(try fields.count("replyToSeq", minimum: 1)),
+                mentions: try fields.userIDs("mentions"))
+        case .system:
+            self = .system(event: try fields.string("event"), userIds: try fields.userIDs("userIds"))
+        default:
+            self = .unsupported(kind: kind, content: content)
+        }
+    }
+}
+
+/// Reads typed fields out of a content object, with one error message shape for all kinds.
+private struct ContentFields {
+    let kind: MessageKind
+    let members: [String: JSONValue]
+
+    func fail(_ reason: String) -> ParleyError {
+        ParleyError(.messageInvalid, "A \(kind.rawValue) message \(reason).")
+    }
+
+    func string(_ key: String) throws -> String {
+        guard let value = members[key]?.stringValue, !value.isEmpty, value.count <= 1024 else {
+            throw fail("needs a non-empty string '\(key)' of at most 1024 characters")
+        }
+        return value
+    }
+
+    func optionalString(_ key: String) throws -> String? {
+        guard let value = members[key], value != .null else { return nil }
+        return try string(key)
+    }
+
+    func text(_ key: String) throws -> String {
+        guard let value = members[key]?.stringValue else { throw fail("needs a string '\(key)'") }
+        guard !value.allSatisfy(\.isWhitespace) else { throw fail("needs a non-empty '\(key)'") }
+        guard value.count <= Limits.maxTextLength else {
+            throw fail("may have at most \(Limits.maxTextLength) characters of '\(key)'")
+        }
+        return value
+    }
+
+    func count(_ key: String, minimum: Int = 0) throws -> Int {
+        guard let value = members[key]?.numberValue, value == value.rounded(), value >= Double(minimum), value < 1e15
+        else {
+            throw fail("needs a whole number '\(key)' of at least \(minimum)")
+        }
+        return Int(value)
+    }
+
+    func number(_ key: String, in range: ClosedRange<Double>) throws -> Double {
+        guard let value = members[key]?.numberValue, range.contains(value) else {
+            throw fail("needs a number '\(key)' between \(range.lowerBound) and \(range.upperBound)")
+        }
+        return value
+    }
+
+    func userIDs(_ key: String) throws -> [UserID] {
+        guard let value = members[key], value != .null else { return [] }
+        guard case .array(let items) = value else { throw fail("needs '\(key)' to be an array of user ids") }
+        return try items.map { item in
+            guard let number = item.numberValue, number == number.rounded(), number >= 1, number < 1e15 else {
+                throw fail("needs '\(key)' to be an array of user ids")
+            }
+            return UserID(Int64(number))
+        }
+    }
+}

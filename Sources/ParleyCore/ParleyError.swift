@@ -1,0 +1,104 @@
+/// A stable, machine-readable error code such as `username_taken`.
+///
+/// Codes are strings on the wire so that new ones never break an older client; the HTTP
+/// status that goes with each code is defined here once, for every transport.
+public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    public let rawValue: String
+    public let httpStatus: Int
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+        self.httpStatus = Self.known[rawValue] ?? 400
+    }
+
+    private init(_ rawValue: String, _ httpStatus: Int) {
+        self.rawValue = rawValue
+        self.httpStatus = httpStatus
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.rawValue == rhs.rawValue }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+    public var description: String { rawValue }
+
+    // Malformed requests.
+    public static let invalidJSON = ErrorCode("invalid_json", 400)
+    public static let missingField = ErrorCode("missing_field", 400)
+    public static let invalidField = ErrorCode("invalid_field", 400)
+    public static let unknownField = ErrorCode("unknown_field", 400)
+    public static let unknownFrameType = ErrorCode("unknown_frame_type", 400)
+    public static let payloadTooLarge = ErrorCode("payload_too_large", 413)
+    public static let notFound = ErrorCode("not_found", 404)
+    // Accounts.
+    public static let usernameInvalid = ErrorCode("username_invalid", 400)
+    public static let usernameTaken = ErrorCode("username_taken", 409)
+    public static let passwordTooShort = ErrorCode("password_too_short", 400)
+    public static let passwordTooLong = ErrorCode("password_too_long", 400)
+    public static let passwordTooWeak = ErrorCode("password_too_weak", 400)
+    public static let emailInvalid = ErrorCode("email_invalid", 400)
+    public static let emailTaken = ErrorCode("email_taken", 409)
+    public static let phoneInvalid = ErrorCode("phone_invalid", 400)
+    public static let phoneTaken = ErrorCode("phone_taken", 409)
+    public static let nicknameInvalid = ErrorCode("nickname_invalid", 400)
+    public static let signatureInvalid = ErrorCode("signature_invalid", 400)
+    public static let invalidCredentials = ErrorCode("invalid_credentials", 401)
+    public static let tooManyAttempts = ErrorCode("too_many_attempts", 429)
+    // Sessions.
+    public static let unauthenticated = ErrorCode("unauthenticated", 401)
+    public static let invalidToken = ErrorCode("invalid_token", 401)
+    // Conversations and messages.
+    public static let notAMember = ErrorCode("not_a_member", 403)
+    public static let forbidden = ErrorCode("forbidden", 403)
+    public static let userNotFound = ErrorCode("user_not_found", 404)
+    public static let conversationNotFound = ErrorCode("conversation_not_found", 404)
+    public static let messageInvalid = ErrorCode("message_invalid", 400)
+    public static let clientMessageIDReused = ErrorCode("client_msg_id_reused", 409)
+    public static let groupFull = ErrorCode("group_full", 409)
+    public static let invalidCursor = ErrorCode("invalid_cursor", 400)
+    // Server side.
+    public static let unavailable = ErrorCode("unavailable", 503)
+    public static let internalError = ErrorCode("internal_error", 500)
+
+    private static let known: [String: Int] = {
+        let all: [ErrorCode] = [
+            .invalidJSON, .missingField, .invalidField, .unknownField, .unknownFrameType,
+            .payloadTooLarge, .notFound, .usernameInvalid, .usernameTaken, .passwordTooShort,
+            .passwordTooLong, .passwordTooWeak, .emailInvalid, .emailTaken, .phoneInvalid,
+            .phoneTaken, .nicknameInvalid, .signatureInvalid, .invalidCredentials,
+            .tooManyAttempts, .unauthenticated, .invalidToken, .notAMember, .forbidden,
+            .userNotFound, .conversationNotFound, .messageInvalid, .clientMessageIDReused,
+            .groupFull, .invalidCursor, .unavailable, .internalError,
+        ]
+        return Dictionary(uniqueKeysWithValues: all.map { ($0.rawValue, $0.httpStatus) })
+    }()
+}
+
+/// An error a client can act on: a code for programs and a sentence for people.
+///
+/// Rendered over HTTP as `{"error": {"code": …, "message": …}}` and over the WebSocket as an
+/// `error` frame with the same body.
+public struct ParleyError: Error, Hashable, Sendable, Codable, CustomStringConvertible {
+    public var code: ErrorCode
+    public var message: String
+
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+/// The JSON body of an HTTP error response.
+public struct ErrorBody: Codable, Sendable {
+    public var error: ParleyError
+    public init(error: ParleyError) { self.error = error }
+}

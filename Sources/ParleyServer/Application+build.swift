@@ -1,0 +1,86 @@
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import HummingbirdWebSocket
+import Logging
+import ParleyCore
+import ParleyStore
+import ParleyStoreSQLite
+import ServiceLifecycle
+
+/// Builds the Parley server: storage, services, HTTP routes and the WebSocket gateway.
+///
+/// `parley serve` runs what this returns; tests run the same application in-process.
+public func buildApplication(
+    _ configuration: ServerConfiguration, clock: WallClock = .system, logger: Logger = Logger(label: "parley")
+) async throws -> some ApplicationProtocol {
+    let store = try SQLiteStore(directory: configuration.dataDirectory, durability: configuration.durability)
+    let parts = ServerParts(store: store, configuration: configuration, clock: clock, logger: logger)
+
+    let router = Router(context: ParleyRequestContext.self)
+    router.add(middleware: ErrorMiddleware())
+    parts.addRoutes(to: router)
+
+    let webSocketRouter = Router(context: ParleyRequestContext.self)
+    webSocketRouter.add(middleware: ErrorMiddleware())
+    let gateway = parts.gateway
+    webSocketRouter.ws(RouterPath(Endpoint.webSocket.routerPath)) { inbound, outbound, context in
+        await gateway.run(inbound: inbound, outbound: outbound, context: context)
+    }
+
+    let webSocketConfiguration = WebSocketServerConfiguration(
+        maxFrameSize: Limits.maxTransportFrameBytes, autoPing: .disabled, closeTimeout: .seconds(5))
+    var server: HTTPServerBuilder = .http1WebSocketUpgrade(
+        webSocketRouter: webSocketRouter, configuration: .init(ws: webSocketConfiguration))
+    if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
+        let tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+        server = try .tls(server, tlsConfiguration: tls)
+    }
+    return Application(
+        router: router,
+        server: server,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Parley"),
+        services: [StoreCloser(store: store), parts.hub],
+        logger: logger)
+}
+
+/// The services and controllers of one server node, wired together.
+struct ServerParts {
+    let accounts: AccountService
+    let messaging: MessagingService
+    let hub: ConnectionHub
+    let gateway: WebSocketGateway
+    let store: any ParleyStore
+
+    init(store: any ParleyStore, configuration: ServerConfiguration, clock: WallClock, logger: Logger) {
+        self.store = store
+        accounts = AccountService(store: store, clock: clock, configuration: configuration)
+        messaging = MessagingService(store: store, clock: clock)
+        hub = ConnectionHub(feed: store.changes, configuration: configuration, logger: logger)
+        gateway = WebSocketGateway(
+            hub: hub, accounts: accounts, messaging: messaging, configuration: configuration, clock: clock)
+    }
+
+    /// Registers every HTTP endpoint and returns the registry that recorded them.
+    @discardableResult
+    func addRoutes(to router: Router<ParleyRequestContext>) -> RouteRegistry {
+        let routes = RouteRegistry(router: router, accounts: accounts)
+        SystemController(store: store).addRoutes(to: routes)
+        AccountController(accounts: accounts).addRoutes(to: routes)
+        ConversationController(messaging: messaging).addRoutes(to: routes)
+        routes.markServedElsewhere(.webSocket)
+        return routes
+    }
+}
+
+/// Closes the store after the HTTP server has stopped (services stop in reverse order).
+struct StoreCloser: Service {
+    let store: any ParleyStore
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await store.close()
+    }
+}

@@ -1,0 +1,50 @@
+import Hummingbird
+import ParleyCore
+
+/// Accounts, sessions and the caller's profile.
+struct AccountController {
+    let accounts: AccountService
+
+    struct SessionList: Codable, Sendable {
+        var sessions: [SessionInfo]
+    }
+
+    func addRoutes(to routes: RouteRegistry) {
+        routes.on(.register) { request, context in
+            let body = try await request.decodeJSON(RegisterRequest.self, context: context)
+            return JSONResponse(try await accounts.register(body), status: .created)
+        }
+        routes.on(.login) { request, context in
+            let body = try await request.decodeJSON(LoginRequest.self, context: context)
+            return JSONResponse(try await accounts.login(body, ip: context.remoteIP), status: .created)
+        }
+        routes.on(.refresh) { request, context in
+            let body = try await request.decodeJSON(RefreshRequest.self, context: context)
+            return JSONResponse(try await accounts.refresh(body))
+        }
+        routes.authenticated(.logout) { _, _, identity in
+            try await accounts.revoke(identity.sessionId, by: identity)
+            return Response(status: .noContent)
+        }
+        routes.authenticated(.listSessions) { _, _, identity in
+            JSONResponse(SessionList(sessions: try await accounts.sessions(of: identity)))
+        }
+        routes.authenticated(.revokeSession) { _, context, identity in
+            try await accounts.revoke(try context.id("sessionId"), by: identity)
+            return Response(status: .noContent)
+        }
+        routes.authenticated(.getMe) { _, _, identity in
+            JSONResponse(try await accounts.account(of: identity))
+        }
+        routes.authenticated(.updateMe) { request, context, identity in
+            let body = try await request.decodeJSON(ProfileUpdate.self, context: context)
+            return JSONResponse(try await accounts.updateProfile(body, of: identity))
+        }
+        routes.authenticated(.getUser) { _, context, _ in
+            JSONResponse(try await accounts.user(try context.id("userId")))
+        }
+        routes.authenticated(.getUserByUsername) { _, context, _ in
+            JSONResponse(try await accounts.user(named: context.parameters.get("username") ?? ""))
+        }
+    }
+}

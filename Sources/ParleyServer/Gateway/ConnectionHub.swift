@@ -1,0 +1,135 @@
+import Foundation
+import Logging
+import NIOCore
+import ParleyCore
+import ParleyStore
+import ServiceLifecycle
+import Synchronization
+
+/// The server node's registry of live sockets and the fan-out of committed changes to them.
+///
+/// It subscribes to the store's ``ChangeFeed`` and so sees changes in commit order; each
+/// frame is encoded once and queued on every recipient device's connection without waiting.
+/// As a service it also sweeps connections that failed to authenticate or went silent.
+final class ConnectionHub: Service, Sendable {
+    private struct Registry {
+        var connections: [ConnectionTag: GatewayConnection] = [:]
+        var byUser: [UserID: Set<ConnectionTag>] = [:]
+        var bySession: [SessionID: Set<ConnectionTag>] = [:]
+    }
+
+    private let registry = Mutex(Registry())
+    private let nextTag = Atomic<UInt64>(1)
+    private let heartbeatTimeout: UInt64
+    private let authenticationTimeout: UInt64
+    private let sweepInterval: Duration
+    private let logger: Logger
+
+    init(feed: ChangeFeed, configuration: ServerConfiguration, logger: Logger) {
+        heartbeatTimeout = UInt64(configuration.heartbeatTimeout.milliseconds) * 1_000_000
+        authenticationTimeout = UInt64(configuration.authenticationTimeout.milliseconds) * 1_000_000
+        sweepInterval = min(.seconds(1), configuration.heartbeatTimeout / 4)
+        self.logger = logger
+        feed.subscribe { [weak self] change in self?.deliver(change) }
+    }
+
+    /// A fresh tag for a new connection.
+    func makeTag() -> ConnectionTag {
+        ConnectionTag(nextTag.wrappingAdd(1, ordering: .relaxed).oldValue)
+    }
+
+    func register(_ connection: GatewayConnection) {
+        registry.withLock { $0.connections[connection.tag] = connection }
+    }
+
+    /// Starts routing the user's changes to an authenticated connection.
+    func attach(_ connection: GatewayConnection, as identity: Identity) {
+        connection.authenticate(as: identity)
+        registry.withLock {
+            $0.byUser[identity.userId, default: []].insert(connection.tag)
+            $0.bySession[identity.sessionId, default: []].insert(connection.tag)
+        }
+    }
+
+    func unregister(_ connection: GatewayConnection) {
+        registry.withLock { registry in
+            registry.connections[connection.tag] = nil
+            if let identity = connection.identity {
+                registry.byUser[identity.userId]?.remove(connection.tag)
+                if registry.byUser[identity.userId]?.isEmpty == true { registry.byUser[identity.userId] = nil }
+                registry.bySession[identity.sessionId]?.remove(connection.tag)
+                if registry.bySession[identity.sessionId]?.isEmpty == true { registry.bySession[identity.sessionId] = nil }
+            }
+        }
+    }
+
+    /// Number of open sockets, authenticated or not.
+    var connectionCount: Int { registry.withLock { $0.connections.count } }
+
+    /// Routes one committed change to the devices that must hear of it.
+    func deliver(_ change: StoreChange) {
+        switch change {
+        case .message(let message, let recipients, let origin):
+            send(Frame(.message, payload: message), to: recipients, except: origin)
+        case .events(let eventsByUser):
+            for (userId, events) in eventsByUser {
+                for event in events { send(Frame(.event, payload: event), to: [userId]) }
+            }
+        case .read(let receipt, let recipients):
+            send(Frame(.receipt, payload: receipt), to: recipients.filter { $0 != receipt.userId })
+        case .sessionRevoked(let sessionId):
+            let connections = registry.withLock { registry in
+                (registry.bySession[sessionId] ?? []).compactMap { registry.connections[$0] }
+            }
+            for connection in connections { connection.queue.close(.sessionRevoked, reason: "Session revoked.") }
+        }
+    }
+
+    private func send<Payload>(_ frame: Frame<Payload>, to users: [UserID], except origin: ConnectionTag? = nil) {
+        let connections = registry.withLock { registry in
+            users.flatMap { registry.byUser[$0] ?? [] }.compactMap { $0 == origin ? nil : registry.connections[$0] }
+        }
+        guard !connections.isEmpty else { return }
+        let text: String
+        do {
+            text = try FrameEncoding.encode(frame)
+        } catch {
+            logger.error("Cannot encode frame", metadata: ["type": "\(frame.type)", "error": "\(error)"])
+            return
+        }
+        for connection in connections where !connection.queue.enqueue(text) {
+            logger.debug("Dropped frame for closing connection", metadata: ["connection": "\(connection.tag.rawValue)"])
+        }
+    }
+
+    /// Closes connections that did not authenticate in time or stopped sending.
+    func sweep(now: UInt64 = NIODeadline.now().uptimeNanoseconds) {
+        let connections = registry.withLock { Array($0.connections.values) }
+        for connection in connections {
+            if connection.identity == nil {
+                if now &- connection.openedAt > authenticationTimeout {
+                    connection.queue.close(.unauthenticated, reason: "No auth frame in time.")
+                }
+            } else if now &- connection.lastReceivedAt > heartbeatTimeout {
+                connection.queue.close(.heartbeatTimeout, reason: "No frame within the heartbeat timeout.")
+            }
+        }
+    }
+
+    func run() async throws {
+        let interval = sweepInterval
+        try? await cancelWhenGracefulShutdown {
+            while true {
+                try await Task.sleep(for: interval)
+                self.sweep()
+            }
+        }
+    }
+}
+
+/// JSON encoding of outgoing frames.
+enum FrameEncoding {
+    static func encode<Payload>(_ frame: Frame<Payload>) throws -> String {
+        String(decoding: try JSONEncoder().encode(frame), as: UTF8.self)
+    }
+}

@@ -1,0 +1,40 @@
+import ParleyStoreSQLite
+
+/// Everything `parley serve` can be told; the defaults run a complete server with nothing
+/// else installed.
+public struct ServerConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// Where the SQLite database lives.
+    public var dataDirectory = "./parley-data"
+    public var durability = SQLiteStore.Durability.full
+    /// PEM files; TLS is on when both are set.
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
+    /// A socket that sends nothing (not even `ping`) for this long is closed with 4004.
+    public var heartbeatTimeout: Duration = .seconds(60)
+    /// A socket must authenticate within this long or is closed with 4001.
+    public var authenticationTimeout: Duration = .seconds(10)
+    /// Frames a connection may have waiting to be written before it is closed with 4003.
+    public var outboundQueueLimit = 1024
+    /// bcrypt work factor for password hashes (2^cost rounds).
+    public var bcryptCost: UInt8 = 12
+    public var accessTokenLifetime: Duration = .seconds(3600)
+    public var refreshTokenLifetime: Duration = .seconds(30 * 24 * 3600)
+    /// Failed logins for one account before it is locked for `loginLockout`.
+    public var maxFailedLogins = 5
+    public var loginLockout: Duration = .seconds(15 * 60)
+
+    public init() {}
+
+    /// Whether listeners use TLS.
+    public var usesTLS: Bool { tlsCertificatePath != nil && tlsKeyPath != nil }
+}
+
+extension Duration {
+    /// Whole milliseconds.
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

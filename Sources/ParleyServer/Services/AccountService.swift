@@ -1,0 +1,148 @@
+import HummingbirdBcrypt
+import NIOPosix
+import ParleyCore
+import ParleyStore
+
+/// Registration, login, tokens, sessions and the profile: the rules of SPEC 2.1 over a store.
+public struct AccountService: Sendable {
+    let store: any ParleyStore
+    let clock: WallClock
+    let configuration: ServerConfiguration
+    let throttle: LoginThrottle
+    /// Verified against when a login names no user, so that unknown and known logins take equally long.
+    private let decoyHash: String
+
+    init(store: any ParleyStore, clock: WallClock, configuration: ServerConfiguration) {
+        self.store = store
+        self.clock = clock
+        self.configuration = configuration
+        self.throttle = LoginThrottle(
+            maxFailures: configuration.maxFailedLogins, lockoutMilliseconds: configuration.loginLockout.milliseconds)
+        self.decoyHash = Bcrypt.hash("decoy-password", cost: configuration.bcryptCost)
+    }
+
+    func register(_ request: RegisterRequest) async throws -> Account {
+        try AccountRules.validateUsername(request.username)
+        try AccountRules.validatePassword(request.password)
+        if let email = request.email { try AccountRules.validateEmail(email) }
+        if let phone = request.phone { try AccountRules.validatePhone(phone) }
+        if let nickname = request.nickname { try AccountRules.validateNickname(nickname) }
+        let hash = try await hashPassword(request.password)
+        let user = try await store.createUser(
+            NewUser(
+                username: request.username, email: request.email, phone: request.phone, passwordHash: hash,
+                nickname: request.nickname ?? request.username, createdAt: clock.now()))
+        return user.account
+    }
+
+    func login(_ request: LoginRequest, ip: String) async throws -> TokenResponse {
+        let key = request.login.lowercased()
+        let now = clock.now()
+        if let until = throttle.lockedUntil(key, now: now) {
+            throw ParleyError(
+                .tooManyAttempts, "Too many failed logins; try again in \(max(1, (until - now) / 60_000)) minute(s).")
+        }
+        let user = try await store.findUser(login: request.login)
+        let valid = try await verifyPassword(request.password, hash: user?.passwordHash ?? decoyHash)
+        guard let user, valid else {
+            throttle.recordFailure(key, now: now)
+            throw ParleyError(.invalidCredentials, "The login or password is wrong.")
+        }
+        throttle.recordSuccess(key)
+        let device = String((request.device ?? "unknown").prefix(64))
+        let (tokens, access, refresh) = makeTokens(now: now)
+        let session = try await store.createSession(
+            NewSession(userId: user.id, device: device, ip: ip, tokens: tokens, createdAt: now))
+        return TokenResponse(
+            accessToken: access, accessTokenExpiresAt: tokens.accessExpiresAt, refreshToken: refresh,
+            refreshTokenExpiresAt: tokens.refreshExpiresAt, session: session.info(current: session.id),
+            account: user.account)
+    }
+
+    func refresh(_ request: RefreshRequest) async throws -> TokenResponse {
+        let now = clock.now()
+        let (tokens, access, refresh) = makeTokens(now: now)
+        guard
+            let session = try await store.rotateTokens(
+                refreshTokenHash: SessionToken.hash(request.refreshToken), to: tokens, at: now),
+            let user = try await store.user(id: session.userId)
+        else {
+            throw ParleyError(.invalidToken, "The refresh token is unknown, used, expired or revoked; log in again.")
+        }
+        return TokenResponse(
+            accessToken: access, accessTokenExpiresAt: tokens.accessExpiresAt, refreshToken: refresh,
+            refreshTokenExpiresAt: tokens.refreshExpiresAt, session: session.info(current: session.id),
+            account: user.account)
+    }
+
+    /// The identity behind an access token; throws `invalid_token` when it is unknown,
+    /// expired or revoked.
+    func authenticate(accessToken: String) async throws -> Identity {
+        guard let session = try await store.session(accessTokenHash: SessionToken.hash(accessToken), at: clock.now())
+        else {
+            throw ParleyError(.invalidToken, "The access token is unknown, expired or revoked.")
+        }
+        return Identity(userId: session.userId, sessionId: session.id)
+    }
+
+    func sessions(of identity: Identity) async throws -> [SessionInfo] {
+        try await store.sessions(of: identity.userId).map { $0.info(current: identity.sessionId) }
+    }
+
+    /// Revokes one of the caller's sessions (their own current one for a logout).
+    func revoke(_ sessionId: SessionID, by identity: Identity) async throws {
+        guard try await store.revokeSession(sessionId, of: identity.userId, at: clock.now()) else {
+            throw ParleyError(.notFound, "You have no live session \(sessionId).")
+        }
+    }
+
+    func account(of identity: Identity) async throws -> Account {
+        guard let user = try await store.user(id: identity.userId) else {
+            throw ParleyError(.userNotFound, "Your account no longer exists.")
+        }
+        return user.account
+    }
+
+    func user(_ id: UserID) async throws -> User {
+        guard let user = try await store.user(id: id) else {
+            throw ParleyError(.userNotFound, "User \(id) does not exist.")
+        }
+        return user.user
+    }
+
+    func user(named username: String) async throws -> User {
+        guard let user = try await store.user(username: username) else {
+            throw ParleyError(.userNotFound, "No user is called '\(username)'.")
+        }
+        return user.user
+    }
+
+    func updateProfile(_ update: ProfileUpdate, of identity: Identity) async throws -> Account {
+        if let nickname = update.nickname { try AccountRules.validateNickname(nickname) }
+        if let signature = update.signature { try AccountRules.validateSignature(signature) }
+        return try await store.updateProfile(
+            userId: identity.userId, nickname: update.nickname, signature: update.signature, at: clock.now()
+        ).account
+    }
+
+    private func makeTokens(now: Int64) -> (SessionTokens, access: String, refresh: String) {
+        let access = SessionToken.make(prefix: "pat_")
+        let refresh = SessionToken.make(prefix: "prt_")
+        let tokens = SessionTokens(
+            accessTokenHash: SessionToken.hash(access),
+            accessExpiresAt: now + configuration.accessTokenLifetime.milliseconds,
+            refreshTokenHash: SessionToken.hash(refresh),
+            refreshExpiresAt: now + configuration.refreshTokenLifetime.milliseconds)
+        return (tokens, access, refresh)
+    }
+
+    /// bcrypt is deliberately slow, so it runs on NIO's blocking pool, not the async executors.
+    private func hashPassword(_ password: String) async throws -> String {
+        let cost = configuration.bcryptCost
+        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+    }
+
+    private func verifyPassword(_ password: String, hash: String) async throws -> Bool {
+        try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+    }
+}

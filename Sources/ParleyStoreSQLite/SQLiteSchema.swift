@@ -1,0 +1,93 @@
+import GRDB
+
+/// The SQLite schema, built by migrations. Invariants live in the schema: unique usernames,
+/// emails and phones, one direct conversation per pair, unique `(conversation, seq)` and
+/// `(sender, clientMsgId)`, and foreign keys everywhere.
+enum SQLiteSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE counters (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        value INTEGER NOT NULL
+                    );
+                    INSERT INTO counters (name, value) VALUES ('change_version', 0);
+
+                    CREATE TABLE users (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        username TEXT NOT NULL,
+                        username_key TEXT NOT NULL UNIQUE,
+                        email TEXT UNIQUE,
+                        phone TEXT UNIQUE,
+                        password_hash TEXT NOT NULL,
+                        nickname TEXT NOT NULL,
+                        signature TEXT NOT NULL DEFAULT '',
+                        event_seq INTEGER NOT NULL DEFAULT 0,
+                        created_at INTEGER NOT NULL
+                    );
+
+                    CREATE TABLE sessions (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        device TEXT NOT NULL,
+                        ip TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        last_used_at INTEGER NOT NULL,
+                        revoked_at INTEGER,
+                        access_hash TEXT NOT NULL UNIQUE,
+                        access_expires_at INTEGER NOT NULL,
+                        refresh_hash TEXT NOT NULL UNIQUE,
+                        refresh_expires_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX sessions_by_user ON sessions(user_id);
+
+                    CREATE TABLE conversations (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        kind TEXT NOT NULL CHECK (kind IN ('direct', 'group')),
+                        name TEXT,
+                        direct_key TEXT UNIQUE,
+                        max_seq INTEGER NOT NULL DEFAULT 0 CHECK (max_seq >= 0),
+                        member_count INTEGER NOT NULL DEFAULT 0,
+                        version INTEGER NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        last_activity_at INTEGER NOT NULL,
+                        CHECK ((kind = 'direct') = (direct_key IS NOT NULL))
+                    );
+
+                    CREATE TABLE members (
+                        conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        role TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'member')),
+                        read_seq INTEGER NOT NULL DEFAULT 0 CHECK (read_seq >= 0),
+                        version INTEGER NOT NULL,
+                        joined_at INTEGER NOT NULL,
+                        PRIMARY KEY (conversation_id, user_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX members_by_user ON members(user_id);
+
+                    CREATE TABLE messages (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                        seq INTEGER NOT NULL CHECK (seq >= 1),
+                        sender_id INTEGER NOT NULL REFERENCES users(id),
+                        client_msg_id TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        content TEXT NOT NULL,
+                        sent_at INTEGER NOT NULL,
+                        UNIQUE (conversation_id, seq),
+                        UNIQUE (sender_id, client_msg_id)
+                    );
+
+                    CREATE TABLE user_events (
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        seq INTEGER NOT NULL CHECK (seq >= 1),
+                        body TEXT NOT NULL,
+                        PRIMARY KEY (user_id, seq)
+                    ) WITHOUT ROWID;
+                    """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,103 @@
+import GRDB
+import ParleyCore
+import ParleyStore
+
+extension SQLiteStore {
+    public func createUser(_ user: NewUser) async throws -> UserRecord {
+        do {
+            return try await pool.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO users (username, username_key, email, phone, password_hash, nickname, created_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        user.username, AccountRules.canonicalUsername(user.username),
+                        user.email.map(AccountRules.canonicalEmail), user.phone, user.passwordHash, user.nickname,
+                        user.createdAt,
+                    ])
+                return UserRecord(
+                    id: UserID(db.lastInsertedRowID), username: user.username,
+                    email: user.email.map(AccountRules.canonicalEmail), phone: user.phone,
+                    passwordHash: user.passwordHash, nickname: user.nickname, signature: "", createdAt: user.createdAt)
+            }
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            let message = error.message ?? ""
+            if message.contains("users.email") {
+                throw ParleyError(.emailTaken, "That email address is already registered.")
+            } else if message.contains("users.phone") {
+                throw ParleyError(.phoneTaken, "That phone number is already registered.")
+            }
+            throw ParleyError(.usernameTaken, "The username '\(user.username)' is taken.")
+        }
+    }
+
+    public func findUser(login: String) async throws -> UserRecord? {
+        try await pool.read { db in
+            let column: String
+            let key: String
+            if login.contains("@") {
+                (column, key) = ("email", AccountRules.canonicalEmail(login))
+            } else if login.hasPrefix("+") {
+                (column, key) = ("phone", login)
+            } else {
+                (column, key) = ("username_key", AccountRules.canonicalUsername(login))
+            }
+            return try Row.fetchOne(db, sql: "SELECT * FROM users WHERE \(column) = ?", arguments: [key])
+                .map(UserRecord.init(row:))
+        }
+    }
+
+    public func user(id: UserID) async throws -> UserRecord? {
+        try await pool.read { db in try Self.fetchUser(db, id: id) }
+    }
+
+    public func user(username: String) async throws -> UserRecord? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM users WHERE username_key = ?",
+                arguments: [AccountRules.canonicalUsername(username)]
+            ).map(UserRecord.init(row:))
+        }
+    }
+
+    public func updateProfile(userId: UserID, nickname: String?, signature: String?, at now: Int64) async throws
+        -> UserRecord
+    {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE users SET nickname = COALESCE(?, nickname), signature = COALESCE(?, signature)
+                    WHERE id = ?
+                    """,
+                arguments: [nickname, signature, userId.rawValue])
+            guard let user = try Self.fetchUser(db, id: userId) else {
+                throw ParleyError(.userNotFound, "No such user.")
+            }
+            let event = try self.appendEvent(db, to: userId, UserEvent(seq: 0, type: .profileUpdated, account: user.account, at: now))
+            self.publishAfterCommit(db, .events([userId: [event]]))
+            return user
+        }
+    }
+
+    static func fetchUser(_ db: Database, id: UserID) throws -> UserRecord? {
+        try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id.rawValue]).map(UserRecord.init(row:))
+    }
+
+    /// Appends `event` (its seq is assigned here) to the user's stream and returns it.
+    func appendEvent(_ db: Database, to userId: UserID, _ event: UserEvent) throws -> UserEvent {
+        guard
+            let seq = try Int64.fetchOne(
+                db, sql: "UPDATE users SET event_seq = event_seq + 1 WHERE id = ? RETURNING event_seq",
+                arguments: [userId.rawValue])
+        else {
+            throw ParleyError(.userNotFound, "User \(userId) does not exist.")
+        }
+        var event = event
+        event.seq = seq
+        try db.execute(
+            sql: "INSERT INTO user_events (user_id, seq, body) VALUES (?, ?, ?)",
+            arguments: [userId.rawValue, seq, try StoredJSON.encode(event)])
+        return event
+    }
+}

@@ -1,0 +1,130 @@
+import GRDB
+import ParleyCore
+import ParleyStore
+
+extension SQLiteStore {
+    public func appendMessage(_ new: NewMessage) async throws -> AppendResult {
+        try await pool.write { db in
+            let originalRow = try Row.fetchOne(
+                db, sql: "SELECT * FROM messages WHERE sender_id = ? AND client_msg_id = ?",
+                arguments: [new.senderId.rawValue, new.clientMsgId])
+            if let originalRow {
+                let original = try Message(row: originalRow)
+                try self.checkRetryTarget(db, original: original, target: new.target)
+                return AppendResult(message: original, duplicate: true)
+            }
+            let conversationId: ConversationID
+            switch new.target {
+            case .conversation(let id): conversationId = id
+            case .directWith(let peerId):
+                conversationId = try self.directConversation(db, between: new.senderId, and: peerId, at: new.sentAt)
+            }
+            let recipients = try Self.memberIDs(db, of: conversationId, requiring: new.senderId)
+            let version = try self.nextVersion(db)
+            let seq = try Int64.fetchOne(
+                db,
+                sql: """
+                    UPDATE conversations SET max_seq = max_seq + 1, version = ?, last_activity_at = ?
+                    WHERE id = ? RETURNING max_seq
+                    """,
+                arguments: [version, new.sentAt, conversationId.rawValue])!
+            try db.execute(
+                sql: """
+                    INSERT INTO messages (conversation_id, seq, sender_id, client_msg_id, kind, content, sent_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    conversationId.rawValue, seq, new.senderId.rawValue, new.clientMsgId, new.kind.rawValue,
+                    try StoredJSON.encode(new.content), new.sentAt,
+                ])
+            let message = Message(
+                id: MessageID(db.lastInsertedRowID), conversationId: conversationId, seq: seq, senderId: new.senderId,
+                clientMsgId: new.clientMsgId, kind: new.kind, content: new.content, sentAt: new.sentAt)
+            // Sending implies having read everything before it.
+            try db.execute(
+                sql: "UPDATE members SET read_seq = ?, version = ? WHERE conversation_id = ? AND user_id = ?",
+                arguments: [seq, version, conversationId.rawValue, new.senderId.rawValue])
+            self.publishAfterCommit(db, .message(message, recipients: recipients, origin: new.origin))
+            return AppendResult(message: message, duplicate: false)
+        }
+    }
+
+    /// A retry must aim at the conversation of the original; reusing an id elsewhere is a client bug.
+    private func checkRetryTarget(_ db: Database, original: Message, target: MessageTarget) throws {
+        let sameTarget: Bool
+        switch target {
+        case .conversation(let id):
+            sameTarget = id == original.conversationId
+        case .directWith(let peerId):
+            let key = "\(min(original.senderId, peerId).rawValue):\(max(original.senderId, peerId).rawValue)"
+            sameTarget =
+                try Int64.fetchOne(db, sql: "SELECT id FROM conversations WHERE direct_key = ?", arguments: [key])
+                == original.conversationId.rawValue
+        }
+        guard sameTarget else {
+            throw ParleyError(
+                .clientMessageIDReused,
+                "clientMsgId '\(original.clientMsgId)' was already used for a message in conversation \(original.conversationId)."
+            )
+        }
+    }
+
+    public func history(of conversationId: ConversationID, for userId: UserID, query: HistoryQuery) async throws
+        -> HistoryPage
+    {
+        let limit = min(max(query.limit ?? Limits.defaultPageSize, 1), Limits.maxPageSize)
+        return try await pool.read { db in
+            _ = try Self.summary(db, conversationId, for: userId)
+            var conditions = ["conversation_id = ?"]
+            var arguments: StatementArguments = [conversationId.rawValue]
+            if let before = query.before {
+                conditions.append("seq < ?")
+                arguments += [before]
+            }
+            if let after = query.after {
+                conditions.append("seq > ?")
+                arguments += [after]
+            }
+            // Without a lower bound the page is the newest part of the range.
+            let newestFirst = query.after == nil
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM messages WHERE \(conditions.joined(separator: " AND "))
+                    ORDER BY seq \(newestFirst ? "DESC" : "ASC") LIMIT ?
+                    """,
+                arguments: arguments + [limit + 1])
+            var messages = try rows.prefix(limit).map { try Message(row: $0) }
+            if newestFirst { messages.reverse() }
+            return HistoryPage(messages: messages, hasMore: rows.count > limit)
+        }
+    }
+
+    public func markRead(_ conversationId: ConversationID, by userId: UserID, upTo seq: Int64, at now: Int64)
+        async throws -> ReadReceipt?
+    {
+        try await pool.write { db in
+            let members = try Self.memberIDs(db, of: conversationId, requiring: userId)
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT c.max_seq, m.read_seq FROM conversations c
+                    JOIN members m ON m.conversation_id = c.id AND m.user_id = ?
+                    WHERE c.id = ?
+                    """,
+                arguments: [userId.rawValue, conversationId.rawValue])!
+            let target = min(seq, row["max_seq"] as Int64)
+            guard target > row["read_seq"] as Int64 else { return nil }
+            let version = try self.nextVersion(db)
+            try db.execute(
+                sql: "UPDATE members SET read_seq = ?, version = ? WHERE conversation_id = ? AND user_id = ?",
+                arguments: [target, version, conversationId.rawValue, userId.rawValue])
+            let event = try self.appendEvent(
+                db, to: userId, UserEvent(seq: 0, type: .readMoved, conversationId: conversationId, readSeq: target, at: now))
+            let receipt = ReadReceipt(conversationId: conversationId, userId: userId, seq: target)
+            self.publishAfterCommit(db, .events([userId: [event]]))
+            self.publishAfterCommit(db, .read(receipt, recipients: members))
+            return receipt
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import GRDB
+import ParleyCore
+import ParleyStore
+
+extension SQLiteStore {
+    /// A session's last-use time is written at most this often (ms), so that authenticating
+    /// a request is normally a read.
+    static let lastUsedResolution: Int64 = 60_000
+
+    public func createSession(_ session: NewSession) async throws -> SessionRecord {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO sessions (user_id, device, ip, created_at, last_used_at, access_hash,
+                        access_expires_at, refresh_hash, refresh_expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    session.userId.rawValue, session.device, session.ip, session.createdAt, session.createdAt,
+                    session.tokens.accessTokenHash, session.tokens.accessExpiresAt, session.tokens.refreshTokenHash,
+                    session.tokens.refreshExpiresAt,
+                ])
+            return try Self.fetchSession(db, sql: "id = ?", db.lastInsertedRowID)!
+        }
+    }
+
+    public func session(accessTokenHash: String, at now: Int64) async throws -> SessionRecord? {
+        let found = try await pool.read { db in
+            try Self.fetchSession(
+                db, sql: "access_hash = ? AND revoked_at IS NULL AND access_expires_at > ?", accessTokenHash, now)
+        }
+        guard var session = found else { return nil }
+        if now - session.lastUsedAt >= Self.lastUsedResolution {
+            let id = session.id.rawValue
+            try await pool.write { db in
+                try db.execute(sql: "UPDATE sessions SET last_used_at = ? WHERE id = ?", arguments: [now, id])
+            }
+            session.lastUsedAt = now
+        }
+        return session
+    }
+
+    public func rotateTokens(refreshTokenHash: String, to tokens: SessionTokens, at now: Int64) async throws
+        -> SessionRecord?
+    {
+        try await pool.write { db in
+            guard
+                let session = try Self.fetchSession(
+                    db, sql: "refresh_hash = ? AND revoked_at IS NULL AND refresh_expires_at > ?", refreshTokenHash,
+                    now)
+            else { return nil }
+            try db.execute(
+                sql: """
+                    UPDATE sessions SET access_hash = ?, access_expires_at = ?, refresh_hash = ?,
+                        refresh_expires_at = ?, last_used_at = ?
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    tokens.accessTokenHash, tokens.accessExpiresAt, tokens.refreshTokenHash, tokens.refreshExpiresAt,
+                    now, session.id.rawValue,
+                ])
+            return try Self.fetchSession(db, sql: "id = ?", session.id.rawValue)
+        }
+    }
+
+    public func sessions(of userId: UserID) async throws -> [SessionRecord] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM sessions WHERE user_id = ? ORDER BY id DESC", arguments: [userId.rawValue]
+            ).map(SessionRecord.init(row:))
+        }
+    }
+
+    public func revokeSession(_ id: SessionID, of userId: UserID, at now: Int64) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE sessions SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL",
+                arguments: [now, id.rawValue, userId.rawValue])
+            guard db.changesCount == 1 else { return false }
+            self.publishAfterCommit(db, .sessionRevoked(id))
+            return true
+        }
+    }
+
+    static func fetchSession(_ db: Database, sql condition: String, _ arguments: any DatabaseValueConvertible...)
+        throws -> SessionRecord?
+    {
+        try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE \(condition)", arguments: StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? }))
+            .map(SessionRecord.init(row:))
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import GRDB
+import ParleyCore
+import ParleyStore
+
+/// The embedded default backend: one SQLite file in WAL mode, through a GRDB pool.
+///
+/// Writes are serialised by SQLite's single writer, which is what makes seq allocation
+/// dense without further locking; reads run concurrently on snapshots. Each change is
+/// published on ``changes`` from GRDB's after-commit hook, which runs on the writer queue, so
+/// subscribers see changes in commit order.
+public final class SQLiteStore: ParleyStore {
+    /// How hard a commit waits for the disk.
+    public enum Durability: String, Sendable, CaseIterable {
+        /// fsync on every commit: an acknowledged message survives power loss.
+        case full
+        /// fsync at WAL checkpoints: survives a process crash, may lose the last commits on power loss.
+        case normal
+    }
+
+    let pool: DatabasePool
+    public let changes = ChangeFeed()
+
+    /// Opens (creating if needed) the database at `path` and migrates it to the current schema.
+    public init(path: String, durability: Durability = .full) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.label = "parley"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try SQLiteSchema.migrator.migrate(pool)
+    }
+
+    /// Opens the store in `directory` (created if missing) as `parley.sqlite`.
+    public convenience init(directory: String, durability: Durability = .full) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try self.init(path: (directory as NSString).appendingPathComponent("parley.sqlite"), durability: durability)
+    }
+
+    public func checkReady() async throws {
+        _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+
+    /// Closes the database; call after the server stopped using it.
+    public func close() throws {
+        try pool.close()
+    }
+
+    /// Allocates the next change version; every changed conversation or membership row gets one.
+    func nextVersion(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(
+            db, sql: "UPDATE counters SET value = value + 1 WHERE name = 'change_version' RETURNING value")!
+    }
+
+    /// Publishes `change` once the current transaction commits (in commit order).
+    func publishAfterCommit(_ db: Database, _ change: StoreChange) {
+        let feed = changes
+        db.afterNextTransaction { _ in feed.publish(change) }
+    }
+}

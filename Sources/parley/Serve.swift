@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import ParleyServer
+import ParleyStoreSQLite
+
+/// `parley serve`: runs a server with embedded SQLite storage. Every option can also come
+/// from an environment variable (named in its help); a flag beats the environment.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Start the Parley server.")
+
+    @Option(help: "Address to listen on (PARLEY_HOST). Default 127.0.0.1.")
+    var host: String?
+
+    @Option(help: "Port to listen on (PARLEY_PORT). Default 8080.")
+    var port: Int?
+
+    @Option(help: "Directory holding the SQLite database (PARLEY_DATA_DIR). Default ./parley-data.")
+    var dataDir: String?
+
+    @Option(help: "Commit durability, full or normal (PARLEY_SYNC). Default full: fsync on every commit.")
+    var sync: String?
+
+    @Option(help: "TLS certificate chain, PEM (PARLEY_TLS_CERT). TLS is on when a key is given too.")
+    var tlsCert: String?
+
+    @Option(help: "TLS private key, PEM (PARLEY_TLS_KEY).")
+    var tlsKey: String?
+
+    @Option(help: "Seconds without any frame before a socket is closed (PARLEY_HEARTBEAT_TIMEOUT). Default 60.")
+    var heartbeatTimeout: Int?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error (PARLEY_LOG_LEVEL). Default info.")
+    var logLevel: String?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        func setting(_ flag: String?, _ variable: String) -> String? { flag ?? environment[variable] }
+
+        var configuration = ServerConfiguration()
+        if let host = setting(host, "PARLEY_HOST") { configuration.host = host }
+        if let port = try setting(port.map(String.init), "PARLEY_PORT").map({ try Self.integer($0, "port", 1...65535) }) {
+            configuration.port = port
+        }
+        if let dataDir = setting(dataDir, "PARLEY_DATA_DIR") { configuration.dataDirectory = dataDir }
+        if let sync = setting(sync, "PARLEY_SYNC") {
+            guard let durability = SQLiteStore.Durability(rawValue: sync) else {
+                throw ValidationError("--sync must be 'full' or 'normal', not '\(sync)'.")
+            }
+            configuration.durability = durability
+        }
+        configuration.tlsCertificatePath = setting(tlsCert, "PARLEY_TLS_CERT")
+        configuration.tlsKeyPath = setting(tlsKey, "PARLEY_TLS_KEY")
+        if (configuration.tlsCertificatePath == nil) != (configuration.tlsKeyPath == nil) {
+            throw ValidationError("TLS needs both --tls-cert and --tls-key.")
+        }
+        if let seconds = try setting(heartbeatTimeout.map(String.init), "PARLEY_HEARTBEAT_TIMEOUT")
+            .map({ try Self.integer($0, "heartbeat timeout", 2...3600) })
+        {
+            configuration.heartbeatTimeout = .seconds(seconds)
+        }
+        let levelName = setting(logLevel, "PARLEY_LOG_LEVEL") ?? "info"
+        guard let level = Logger.Level(rawValue: levelName) else {
+            throw ValidationError("Unknown log level '\(levelName)'.")
+        }
+
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "parley")
+        logger.info(
+            "Starting Parley",
+            metadata: [
+                "address": "\(configuration.usesTLS ? "https" : "http")://\(configuration.host):\(configuration.port)",
+                "data": "\(configuration.dataDirectory)", "sync": "\(configuration.durability.rawValue)",
+            ])
+        let app = try await buildApplication(configuration, logger: logger)
+        try await app.runService()
+        logger.info("Parley stopped")
+    }
+
+    private static func integer(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw ValidationError("The \(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), not '\(text)'.")
+        }
+        return value
+    }
+}
