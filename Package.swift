@@ -84,6 +84,7 @@ let package = Package(
             name: "ParleyServerTests",
             dependencies: [
                 "ParleyServer",
+                "ParleyStoreSQLite",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],

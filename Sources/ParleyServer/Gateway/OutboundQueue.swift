@@ -65,6 +65,9 @@ final class OutboundQueue: Sendable {
         waiter?.resume(returning: nil)
     }
 
+    /// Frames waiting to be written.
+    var count: Int { state.withLock { $0.frames.count } }
+
     /// Whether the socket is being closed.
     var isClosing: Bool { state.withLock { $0.close != nil || $0.finished } }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import ParleyCore
 
 /// Renders every failure as `{"error": {"code", "message"}}`: a ``ParleyError`` as itself,
@@ -18,6 +19,8 @@ struct ErrorMiddleware: RouterMiddleware {
             return Self.render(error)
         } catch let error as HTTPError {
             return Self.render(Self.translate(error, request: request))
+        } catch is NIOTooManyBytesError {
+            return Self.render(Self.translate(HTTPError(.contentTooLarge), request: request))
         } catch {
             context.logger.error("Unhandled error", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
             return Self.render(ParleyError(.internalError, "The server failed to handle the request."))

@@ -1,0 +1,66 @@
+import Foundation
+import ParleyCore
+import Testing
+
+/// The WebSocket's own protocol: authentication, heartbeat and its timeouts.
+@Suite struct GatewayTests {
+    @Test func pingIsAnsweredWithPongCarryingTheSameID() async throws {
+        try await withServer { api in
+            let alice = try await api.signUp("alice")
+            let socket = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
+            let pong = try await socket.request(.ping, EmptyPayload())
+            #expect(pong.type == "pong")
+            await socket.close()
+        }
+    }
+
+    @Test func silentSocketIsClosedAfterTheHeartbeatTimeoutButAPingingOneIsNot() async throws {
+        try await withServer(configure: { $0.heartbeatTimeout = .milliseconds(800) }) { api in
+            let alice = try await api.signUp("alice")
+            let silent = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
+            let pinging = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
+            let clock = ContinuousClock()
+            let start = clock.now
+            while !silent.isClosed, clock.now - start < .seconds(5) {
+                try await pinging.request(.ping, EmptyPayload())
+                try await Task.sleep(for: .milliseconds(150))
+            }
+            #expect(try await silent.waitForClose() == CloseCode.heartbeatTimeout.rawValue)
+            #expect(!pinging.isClosed)
+            await pinging.close()
+        }
+    }
+
+    @Test func socketThatNeverAuthenticatesIsClosed() async throws {
+        try await withServer(configure: { $0.authenticationTimeout = .milliseconds(300) }) { api in
+            let socket = try await LiveSocket.connect(api.webSocketURL)
+            #expect(try await socket.waitForClose() == CloseCode.unauthenticated.rawValue)
+        }
+    }
+
+    @Test func requestBeforeAuthOrWithABadTokenClosesWith4001() async throws {
+        try await withServer { api in
+            let early = try await LiveSocket.connect(api.webSocketURL)
+            let answer = try await early.request(.sync, SyncRequest())
+            #expect(try answer.payload(ParleyError.self).code == .unauthenticated)
+            #expect(try await early.waitForClose() == CloseCode.unauthenticated.rawValue)
+
+            let forged = try await LiveSocket.connect(api.webSocketURL)
+            let rejected = try await forged.request(.auth, AuthPayload(token: "pat_forged"))
+            #expect(try rejected.payload(ParleyError.self).code == .invalidToken)
+            #expect(try await forged.waitForClose() == CloseCode.unauthenticated.rawValue)
+        }
+    }
+
+    @Test func tokenInTheUpgradeURLAuthenticatesWithoutAnAuthFrame() async throws {
+        try await withServer { api in
+            let alice = try await api.signUp("alice")
+            let socket = try await LiveSocket.connect(api.webSocketURL + "?access_token=\(alice.token)")
+            let ready = try await socket.waitFor { $0.type == "ready" }
+            #expect(try ready.payload(ReadyPayload.self).user.id == alice.id)
+            let sync: SyncResponse = try await socket.call(.sync, SyncRequest())
+            #expect(sync.conversations.isEmpty)
+            await socket.close()
+        }
+    }
+}

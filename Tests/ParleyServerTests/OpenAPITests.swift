@@ -1,0 +1,47 @@
+import Foundation
+import ParleyCore
+import ParleyStoreSQLite
+@testable import ParleyServer
+import Testing
+
+/// The OpenAPI document describes exactly the routes the server registers.
+@Suite struct OpenAPITests {
+    /// `(METHOD, path)` pairs under `paths:` in the YAML.
+    static func documentedOperations(_ yaml: String) -> Set<String> {
+        var operations = Set<String>()
+        var path: String?
+        var inPaths = false
+        for line in yaml.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("paths:") { inPaths = true; continue }
+            if inPaths, let first = line.first, first != " " { break }
+            guard inPaths else { continue }
+            if line.hasPrefix("  /"), line.hasSuffix(":"), !line.hasPrefix("   ") {
+                path = String(line.dropFirst(2).dropLast())
+            } else if let path, line.hasPrefix("    "), !line.hasPrefix("     "),
+                let method = ["get", "post", "put", "patch", "delete"].first(where: { line == "    \($0):" })
+            {
+                operations.insert("\(method.uppercased()) \(path)")
+            }
+        }
+        return operations
+    }
+
+    @Test func everyRegisteredRouteIsDocumentedAndNothingElse() async throws {
+        try await withServer { api in
+            let served = try await api.raw(.get, "/openapi.yaml")
+            #expect(served.status == 200)
+            #expect(served.body == OpenAPIDocument.text)
+            let documented = Self.documentedOperations(served.body)
+            let registered = Set(Endpoint.allCases.map { "\($0.method) \($0.path)" })
+            #expect(documented == registered)
+        }
+    }
+
+    @Test func theServerRegistersEveryEndpoint() async throws {
+        let store = try SQLiteStore(directory: makeTemporaryDirectory())
+        let parts = ServerParts(store: store, configuration: ServerConfiguration(), clock: .system, logger: .init(label: "t"))
+        let registry = parts.addRoutes(to: .init(context: ParleyRequestContext.self))
+        #expect(registry.endpoints == Set(Endpoint.allCases))
+        try await store.close()
+    }
+}

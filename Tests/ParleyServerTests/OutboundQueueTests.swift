@@ -1,0 +1,59 @@
+import Foundation
+import Logging
+import ParleyCore
+import ParleyStore
+@testable import ParleyServer
+import Testing
+
+/// A slow reader is cut off without slowing anyone else, and close requests overtake data.
+@Suite struct OutboundQueueTests {
+    @Test func overflowingTheQueueDropsItsFramesAndAsksForASlowConsumerClose() async {
+        let queue = OutboundQueue(limit: 3)
+        #expect(queue.enqueue("1") && queue.enqueue("2") && queue.enqueue("3"))
+        #expect(!queue.enqueue("4"))
+        #expect(await queue.next() == .close(.slowConsumer, reason: "Too far behind; reconnect and sync."))
+        #expect(await queue.next() == nil)
+        #expect(!queue.enqueue("5"))
+    }
+
+    @Test func framesComeOutInOrderAndACloseOvertakesThem() async {
+        let queue = OutboundQueue(limit: 10)
+        queue.enqueue("a")
+        queue.enqueue("b")
+        #expect(await queue.next() == .frame("a"))
+        queue.close(.sessionRevoked, reason: "bye")
+        #expect(await queue.next() == .close(.sessionRevoked, reason: "bye"))
+        #expect(await queue.next() == nil)
+    }
+
+    @Test func aWaitingWriterIsWokenByTheNextFrame() async throws {
+        let queue = OutboundQueue(limit: 10)
+        async let item = queue.next()
+        try await Task.sleep(for: .milliseconds(20))
+        queue.enqueue("late")
+        #expect(await item == .frame("late"))
+    }
+
+    @Test func hubFanOutSkipsTheOriginAndCutsOffOnlyTheStuckConnection() throws {
+        var configuration = ServerConfiguration()
+        configuration.outboundQueueLimit = 2
+        let feed = ChangeFeed()
+        let hub = ConnectionHub(feed: feed, configuration: configuration, logger: Logger(label: "t"))
+        let stuck = GatewayConnection(tag: hub.makeTag(), queueLimit: 2)
+        let healthy = GatewayConnection(tag: hub.makeTag(), queueLimit: 100)
+        let origin = GatewayConnection(tag: hub.makeTag(), queueLimit: 100)
+        for (connection, user) in [(stuck, 1), (healthy, 2), (origin, 3)] {
+            hub.register(connection)
+            hub.attach(connection, as: Identity(userId: UserID(Int64(user)), sessionId: SessionID(Int64(user))))
+        }
+        for seq in 1...3 {
+            let message = Message(
+                id: MessageID(Int64(seq)), conversationId: ConversationID(1), seq: Int64(seq), senderId: UserID(3),
+                clientMsgId: "c\(seq)", kind: .text, content: .object(["text": "x"]), sentAt: 0)
+            feed.publish(.message(message, recipients: [UserID(1), UserID(2), UserID(3)], origin: origin.tag))
+        }
+        #expect(stuck.queue.isClosing)
+        #expect(healthy.queue.count == 3)
+        #expect(origin.queue.count == 0, "the sender's own connection gets the ack instead")
+    }
+}

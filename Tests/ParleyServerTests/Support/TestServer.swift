@@ -1,0 +1,120 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import ParleyCore
+import ParleyServer
+
+/// Runs the real Parley application in-process on a free loopback port for the duration of
+/// `body`, with a fresh data directory unless one is given (to test restarts).
+func withServer<Value: Sendable>(
+    dataDirectory: String? = nil,
+    configure: (inout ServerConfiguration) -> Void = { _ in },
+    _ body: @Sendable (TestAPI) async throws -> Value
+) async throws -> Value {
+    var configuration = ServerConfiguration()
+    configuration.dataDirectory = dataDirectory ?? makeTemporaryDirectory()
+    configuration.port = 0
+    configuration.bcryptCost = 4
+    configure(&configuration)
+    var logger = Logger(label: "parley-test")
+    logger.logLevel = ProcessInfo.processInfo.environment["PARLEY_TEST_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .critical
+    let app = try await buildApplication(configuration, logger: logger)
+    return try await app.test(.live) { client in
+        try await body(TestAPI(client: client, port: client.port!))
+    }
+}
+
+func makeTemporaryDirectory() -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString)").path
+    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// A failed API call: the HTTP status and the error body.
+struct APIFailure: Error, CustomStringConvertible {
+    let status: Int
+    let error: ParleyError
+    var description: String { "HTTP \(status) \(error)" }
+}
+
+/// A signed-in user: their id and access token.
+struct TestUser: Sendable {
+    let id: UserID
+    let username: String
+    let token: String
+    let sessionId: SessionID
+}
+
+/// HTTP access to the server under test, over a real socket.
+struct TestAPI: Sendable {
+    let client: any TestClientProtocol
+    let port: Int
+
+    var webSocketURL: String { "ws://127.0.0.1:\(port)/v1/ws" }
+
+    /// Sends a raw body and returns the status and body text.
+    func raw(_ method: HTTPRequest.Method, _ path: String, body: String? = nil, token: String? = nil) async throws
+        -> (status: Int, body: String)
+    {
+        var headers = HTTPFields()
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        if body != nil { headers[.contentType] = "application/json" }
+        let response = try await client.execute(
+            uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+        return (response.status.code, String(buffer: response.body))
+    }
+
+    /// Sends `body` as JSON and decodes the answer, throwing ``APIFailure`` for an error status.
+    func call<Response: Decodable>(
+        _ method: HTTPRequest.Method, _ path: String, _ body: (some Encodable)? = EmptyBody?.none, token: String? = nil,
+        as type: Response.Type = Response.self
+    ) async throws -> Response {
+        let text = try body.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        let (status, responseBody) = try await raw(method, path, body: text, token: token)
+        guard (200..<300).contains(status) else {
+            throw APIFailure(status: status, error: (try? decodeJSON(ErrorBody.self, responseBody).error) ?? ParleyError(.internalError, responseBody))
+        }
+        return try decodeJSON(Response.self, responseBody.isEmpty ? "{}" : responseBody)
+    }
+
+    /// Registers and logs in a user.
+    func signUp(_ username: String, password: String = "Passw0rd!", device: String = "test") async throws -> TestUser {
+        let _: Account = try await call(.post, "/v1/accounts", RegisterRequest(username: username, password: password))
+        return try await logIn(username, password: password, device: device)
+    }
+
+    func logIn(_ login: String, password: String = "Passw0rd!", device: String = "test") async throws -> TestUser {
+        let tokens: TokenResponse = try await call(.post, "/v1/sessions", LoginRequest(login: login, password: password, device: device))
+        return TestUser(id: tokens.account.user.id, username: login, token: tokens.accessToken, sessionId: tokens.session.id)
+    }
+
+    func createGroup(_ name: String, by owner: TestUser, with members: [TestUser]) async throws -> ConversationID {
+        let detail: ConversationDetail = try await call(
+            .post, "/v1/conversations", CreateGroupRequest(name: name, memberIds: members.map(\.id)), token: owner.token)
+        return detail.conversation.id
+    }
+
+    func sendText(_ text: String, to conversationId: ConversationID, as user: TestUser, clientMsgId: String = UUID().uuidString)
+        async throws -> SendMessageResponse
+    {
+        try await call(.post, "/v1/messages", SendMessageRequest.text(text, to: conversationId, clientMsgId: clientMsgId), token: user.token)
+    }
+
+    /// The whole history of a conversation, paging forward.
+    func fullHistory(of conversationId: ConversationID, as user: TestUser) async throws -> [Message] {
+        var messages: [Message] = []
+        while true {
+            let page: HistoryPage = try await call(
+                .get, "/v1/conversations/\(conversationId)/messages?after=\(messages.last?.seq ?? 0)&limit=200", token: user.token)
+            messages += page.messages
+            if !page.hasMore { return messages }
+        }
+    }
+}
+
+struct EmptyBody: Codable, Sendable {}
+
+func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
+    try JSONDecoder().decode(type, from: Data(text.utf8))
+}
