@@ -1,0 +1,235 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+import Synchronization
+import Testing
+
+/// The storage contract: what every backend guarantees to the server.
+@Suite struct StoreContractTests {
+    static let now: Int64 = 1_800_000_000_000
+
+    func makeUsers(_ store: any ParleyStore, _ names: String...) async throws -> [UserID] {
+        var ids: [UserID] = []
+        for name in names {
+            ids.append(try await store.createUser(NewUser(username: name, email: nil, phone: nil, passwordHash: "h", nickname: name, createdAt: Self.now)).id)
+        }
+        return ids
+    }
+
+    func text(_ text: String, to target: MessageTarget, from sender: UserID, id: String) -> NewMessage {
+        NewMessage(target: target, senderId: sender, clientMsgId: id, kind: .text, content: .object(["text": .string(text)]), sentAt: Self.now)
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func usernamesEmailsAndPhonesAreUniqueAndFindable(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = try await store.createUser(
+            NewUser(username: "Alice", email: "Alice@Example.com", phone: "+491511", passwordHash: "h", nickname: "A", createdAt: Self.now))
+        for (user, code) in [
+            (NewUser(username: "alice", email: nil, phone: nil, passwordHash: "h", nickname: "x", createdAt: Self.now), ErrorCode.usernameTaken),
+            (NewUser(username: "other", email: "alice@example.COM", phone: nil, passwordHash: "h", nickname: "x", createdAt: Self.now), .emailTaken),
+            (NewUser(username: "third", email: nil, phone: "+491511", passwordHash: "h", nickname: "x", createdAt: Self.now), .phoneTaken),
+        ] {
+            await #expect(throws: ParleyError.self) { _ = try await store.createUser(user) }
+            do { _ = try await store.createUser(user) } catch let error as ParleyError { #expect(error.code == code) }
+        }
+        for login in ["ALICE", "alice@example.com", "+491511"] {
+            #expect(try await store.findUser(login: login)?.id == alice.id, "\(login)")
+        }
+        #expect(try await store.findUser(login: "nobody") == nil)
+        #expect(try await store.user(username: "aLiCe")?.username == "Alice")
+        try await store.close()
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func sessionsExpireRotateOnceAndRevokeWithANotification(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let revoked = Mutex<[SessionID]>([])
+        store.changes.subscribe { change in
+            if case .sessionRevoked(let id) = change { revoked.withLock { $0.append(id) } }
+        }
+        let (user) = try await makeUsers(store, "alice")[0]
+        let tokens = SessionTokens(accessTokenHash: "a1", accessExpiresAt: Self.now + 1000, refreshTokenHash: "r1", refreshExpiresAt: Self.now + 5000)
+        let session = try await store.createSession(NewSession(userId: user, device: "phone", ip: "10.0.0.1", tokens: tokens, createdAt: Self.now))
+        #expect(try await store.session(accessTokenHash: "a1", at: Self.now + 999)?.id == session.id)
+        #expect(try await store.session(accessTokenHash: "a1", at: Self.now + 1000) == nil, "expired")
+
+        let next = SessionTokens(accessTokenHash: "a2", accessExpiresAt: Self.now + 9000, refreshTokenHash: "r2", refreshExpiresAt: Self.now + 9000)
+        #expect(try await store.rotateTokens(refreshTokenHash: "r1", to: next, at: Self.now + 10)?.id == session.id)
+        #expect(try await store.rotateTokens(refreshTokenHash: "r1", to: next, at: Self.now + 20) == nil, "a refresh token works once")
+        #expect(try await store.session(accessTokenHash: "a1", at: Self.now) == nil)
+        #expect(try await store.session(accessTokenHash: "a2", at: Self.now + 100)?.device == "phone")
+
+        #expect(try await store.revokeSession(session.id, of: user, at: Self.now + 200))
+        #expect(try await !store.revokeSession(session.id, of: user, at: Self.now + 300), "already revoked")
+        #expect(try await store.session(accessTokenHash: "a2", at: Self.now + 400) == nil)
+        #expect(try await store.sessions(of: user).first?.revokedAt == Self.now + 200)
+        #expect(revoked.withLock { $0 } == [session.id])
+        try await store.close()
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func concurrentAppendsGetDenseSeqsPerConversation(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let users = try await makeUsers(store, "u1", "u2", "u3")
+        var conversations: [ConversationID] = []
+        for index in 0..<3 {
+            conversations.append(try await store.createGroup(name: "g\(index)", ownerId: users[0], memberIds: users, at: Self.now).id)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for conversation in conversations {
+                for number in 0..<60 {
+                    group.addTask {
+                        let sender = users[number % users.count]
+                        _ = try await store.appendMessage(self.text("\(number)", to: .conversation(conversation), from: sender, id: "\(conversation)-\(number)"))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        for conversation in conversations {
+            let page = try await store.history(of: conversation, for: users[0], query: HistoryQuery(after: 0, limit: 200))
+            #expect(page.messages.map(\.seq) == Array(1...60))
+            #expect(Set(page.messages.map(\.clientMsgId)).count == 60)
+        }
+        try await store.close()
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func appendIsIdempotentPerSenderAndClientMessageID(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let users = try await makeUsers(store, "alice", "bob")
+        let conversation = try await store.createGroup(name: "g", ownerId: users[0], memberIds: [users[1]], at: Self.now).id
+        let first = try await store.appendMessage(text("hi", to: .conversation(conversation), from: users[0], id: "same"))
+        let retry = try await store.appendMessage(text("hi again?", to: .conversation(conversation), from: users[0], id: "same"))
+        let otherSender = try await store.appendMessage(text("hi", to: .conversation(conversation), from: users[1], id: "same"))
+        #expect(!first.duplicate)
+        #expect(retry.duplicate && retry.message == first.message)
+        #expect(!otherSender.duplicate && otherSender.message.seq == 2)
+        let direct = try await store.appendMessage(text("dm", to: .directWith(users[1]), from: users[0], id: "dm-1"))
+        let directRetry = try await store.appendMessage(text("dm", to: .directWith(users[1]), from: users[0], id: "dm-1"))
+        #expect(directRetry.duplicate && directRetry.message == direct.message)
+        await #expect(throws: ParleyError(.clientMessageIDReused, "clientMsgId 'dm-1' was already used for a message in conversation \(direct.message.conversationId).")) {
+            _ = try await store.appendMessage(self.text("x", to: .conversation(conversation), from: users[0], id: "dm-1"))
+        }
+        try await store.close()
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func onlyMembersAppendReadOrMarkRead(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let users = try await makeUsers(store, "alice", "bob", "eve")
+        let conversation = try await store.createGroup(name: "g", ownerId: users[0], memberIds: [users[1]], at: Self.now).id
+        let notMember = ParleyError(.notAMember, "You are not a member of conversation \(conversation).")
+        await #expect(throws: notMember) { _ = try await store.appendMessage(self.text("x", to: .conversation(conversation), from: users[2], id: "e")) }
+        await #expect(throws: notMember) { _ = try await store.history(of: conversation, for: users[2], query: HistoryQuery()) }
+        await #expect(throws: notMember) { _ = try await store.markRead(conversation, by: users[2], upTo: 1, at: Self.now) }
+        await #expect(throws: notMember) { _ = try await store.conversation(conversation, for: users[2]) }
+        await #expect(throws: notMember) { _ = try await store.addMembers([users[2]], to: conversation, by: users[2], at: Self.now) }
+        await #expect(throws: ParleyError.self) { _ = try await store.conversation(ConversationID(999), for: users[0]) }
+        #expect(try await store.conversations(of: users[2]).isEmpty)
+        try await store.close()
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func thereIsOneDirectConversationPerPairWhoeverOpensIt(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let users = try await makeUsers(store, "alice", "bob")
+        let ids = try await withThrowingTaskGroup(of: ConversationID.self) { group in
+            for index in 0..<10 {
+                group.addTask {
+                    let (me, peer) = index.isMultiple(of: 2) ? (users[0], users[1]) : (users[1], users[0])
+                    return try await store.openDirectConversation(between: me, and: peer, at: Self.now).id
+                }
+            }
+            return try await group.reduce(into: Set<ConversationID>()) { $0.insert($1) }
+        }
+        #expect(ids.count == 1)
+        let summary = try await store.conversation(ids.first!, for: users[0]).conversation
+        #expect(summary.kind == .direct && summary.peerId == users[1] && summary.memberCount == 2)
+        await #expect(throws: ParleyError.self) { _ = try await store.openDirectConversation(between: users[0], and: users[0], at: Self.now) }
+        await #expect(throws: ParleyError.self) { _ = try await store.openDirectConversation(between: users[0], and: UserID(404), at: Self.now) }
+        try await store.close()
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func changesArePublishedInCommitOrder(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let published = Mutex<[Int64]>([])
+        store.changes.subscribe { change in
+            if case .message(let message, let recipients, _) = change {
+                precondition(recipients.count == 2)
+                published.withLock { $0.append(message.seq) }
+            }
+        }
+        let users = try await makeUsers(store, "alice", "bob")
+        let conversation = try await store.createGroup(name: "g", ownerId: users[0], memberIds: [users[1]], at: Self.now).id
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for number in 0..<100 {
+                group.addTask {
+                    _ = try await store.appendMessage(self.text("\(number)", to: .conversation(conversation), from: users[number % 2], id: "m\(number)"))
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(published.withLock { $0 } == Array(1...100))
+        try await store.close()
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func readWatermarkMovesForwardOnlyAndDrivesUnreadCounts(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let users = try await makeUsers(store, "alice", "bob")
+        let conversation = try await store.createGroup(name: "g", ownerId: users[0], memberIds: [users[1]], at: Self.now).id
+        for number in 1...4 { _ = try await store.appendMessage(text("\(number)", to: .conversation(conversation), from: users[0], id: "m\(number)")) }
+        #expect(try await store.conversation(conversation, for: users[1]).conversation.unreadCount == 4)
+        #expect(try await store.conversation(conversation, for: users[0]).conversation.unreadCount == 0, "sending reads")
+        #expect(try await store.markRead(conversation, by: users[1], upTo: 2, at: Self.now)?.seq == 2)
+        #expect(try await store.markRead(conversation, by: users[1], upTo: 1, at: Self.now) == nil)
+        #expect(try await store.markRead(conversation, by: users[1], upTo: 2, at: Self.now) == nil)
+        #expect(try await store.markRead(conversation, by: users[1], upTo: 50, at: Self.now)?.seq == 4)
+        #expect(try await store.conversation(conversation, for: users[1]).conversation.unreadCount == 0)
+        try await store.close()
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func syncReturnsExactlyTheChangesAfterTheCursorInPages(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let users = try await makeUsers(store, "alice", "bob", "carol")
+        let snapshot = try await store.sync(userId: users[1], since: nil, limit: 10)
+        #expect(snapshot.conversations.isEmpty && snapshot.events.isEmpty && !snapshot.hasMore)
+
+        var conversations: [ConversationID] = []
+        for index in 0..<5 {
+            conversations.append(try await store.createGroup(name: "g\(index)", ownerId: users[0], memberIds: [users[1]], at: Self.now).id)
+        }
+        _ = try await store.appendMessage(text("x", to: .conversation(conversations[1]), from: users[0], id: "x"))
+        _ = try await store.addMembers([users[2]], to: conversations[3], by: users[0], at: Self.now)
+
+        var cursor = snapshot.cursor
+        var seenConversations: [ConversationID] = []
+        var events: [UserEvent] = []
+        repeat {
+            let page = try await store.sync(userId: users[1], since: cursor, limit: 2)
+            #expect(page.conversations.count <= 2 && page.events.count <= 2)
+            seenConversations += page.conversations.map(\.id)
+            events += page.events
+            cursor = page.cursor
+            if !page.hasMore { break }
+        } while true
+        #expect(Set(seenConversations) == Set(conversations))
+        #expect(events.map(\.seq) == Array(1...6), "dense, in order, none lost across pages")
+        #expect(events.map(\.type) == Array(repeating: .conversationAdded, count: 5) + [.membersAdded])
+
+        let quiet = try await store.sync(userId: users[1], since: cursor, limit: 2)
+        #expect(quiet.conversations.isEmpty && quiet.events.isEmpty)
+        _ = try await store.markRead(conversations[1], by: users[1], upTo: 1, at: Self.now)
+        let afterRead = try await store.sync(userId: users[1], since: cursor, limit: 10)
+        #expect(afterRead.conversations.map(\.id) == [conversations[1]])
+        #expect(afterRead.conversations.first?.unreadCount == 0)
+        #expect(afterRead.events.map(\.type) == [.readMoved])
+        let aliceView = try await store.sync(userId: users[0], since: SyncCursor(eventSeq: 5, version: cursor.version), limit: 10)
+        #expect(aliceView.conversations.isEmpty, "another member's read does not change alice's view")
+        try await store.close()
+    }
+}
