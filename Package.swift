@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "ParleyStore", targets: ["ParleyStore"]),
         .library(name: "ParleyStoreSQLite", targets: ["ParleyStoreSQLite"]),
         .library(name: "ParleyServer", targets: ["ParleyServer"]),
+        .library(name: "ParleyKit", targets: ["ParleyKit"]),
+        .library(name: "ParleyKitTransport", targets: ["ParleyKitTransport"]),
+        .library(name: "ParleyUI", targets: ["ParleyUI"]),
         .executable(name: "parley", targets: ["parley"]),
     ],
     dependencies: [
@@ -26,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // Wire protocol and domain rules shared by the server and every client. No I/O.
@@ -63,11 +67,54 @@ let package = Package(
             resources: [.copy("Resources/openapi.yaml")],
             swiftSettings: swiftSettings
         ),
+        // The client SDK engine: connection, local store, sync, outbox, conversation contexts.
+        // Depends on no transport, so apps can plug in URLSession ones.
+        .target(
+            name: "ParleyKit",
+            dependencies: ["ParleyCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        // Default transports for ParleyKit over SwiftNIO (Linux, macOS, iOS).
+        .target(
+            name: "ParleyKitTransport",
+            dependencies: [
+                "ParleyKit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // UI-independent view state on top of ParleyKit: message list presenter with diffs,
+        // long-press menu, themes, composer, URL router, two-level cache.
+        .target(
+            name: "ParleyUI",
+            dependencies: ["ParleyKit", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
+        // Test support shared by the test targets: manual time, a scripted transport, an
+        // in-process server that can restart, and a chaos TCP proxy.
+        .target(
+            name: "ParleyTesting",
+            dependencies: [
+                "ParleyKit",
+                "ParleyServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "parley",
             dependencies: [
                 "ParleyServer",
                 "ParleyStoreSQLite",
+                "ParleyKit",
+                "ParleyKitTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -78,6 +125,16 @@ let package = Package(
         .testTarget(
             name: "ParleyStoreTests",
             dependencies: ["ParleyStore", "ParleyStoreSQLite"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ParleyKitTests",
+            dependencies: ["ParleyKit", "ParleyKitTransport", "ParleyTesting", "ParleyCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ParleyUITests",
+            dependencies: ["ParleyUI", "ParleyKit", "ParleyTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -54,6 +54,11 @@ public enum Endpoint: String, CaseIterable, Sendable {
 
     /// The path with `values` substituted for its parameters, in order.
     public func path(_ values: any CustomStringConvertible...) -> String {
+        path(substituting: values)
+    }
+
+    /// The path with `values` substituted for its parameters, in order.
+    public func path(substituting values: [any CustomStringConvertible]) -> String {
         var result = ""
         var remaining = values[...]
         var inParameter = false

@@ -3,17 +3,6 @@ import GRDB
 import ParleyCore
 import ParleyStore
 
-/// JSON for the columns that hold structured values (message content, event bodies).
-enum StoredJSON {
-    static func encode(_ value: some Encodable) throws -> String {
-        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
-    }
-
-    static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
-        try JSONDecoder().decode(type, from: Data(text.utf8))
-    }
-}
-
 extension UserRecord {
     init(row: Row) {
         self.init(
@@ -40,7 +29,7 @@ extension Message {
             conversationId: conversationId ?? ConversationID(row["conversation_id"]),
             seq: row[prefix + "seq"], senderId: UserID(row[prefix + "sender_id"]),
             clientMsgId: row[prefix + "client_msg_id"], kind: MessageKind(rawValue: row[prefix + "kind"]),
-            content: try StoredJSON.decode(JSONValue.self, from: row[prefix + "content"]),
+            content: try JSONText.decode(JSONValue.self, from: row[prefix + "content"]),
             sentAt: row[prefix + "sent_at"])
     }
 }

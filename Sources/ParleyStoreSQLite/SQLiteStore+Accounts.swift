@@ -97,7 +97,7 @@ extension SQLiteStore {
         event.seq = seq
         try db.execute(
             sql: "INSERT INTO user_events (user_id, seq, body) VALUES (?, ?, ?)",
-            arguments: [userId.rawValue, seq, try StoredJSON.encode(event)])
+            arguments: [userId.rawValue, seq, try JSONText.encode(event)])
         return event
     }
 }

@@ -35,7 +35,7 @@ extension SQLiteStore {
                     """,
                 arguments: [
                     conversationId.rawValue, seq, new.senderId.rawValue, new.clientMsgId, new.kind.rawValue,
-                    try StoredJSON.encode(new.content), new.sentAt,
+                    try JSONText.encode(new.content), new.sentAt,
                 ])
             let message = Message(
                 id: MessageID(db.lastInsertedRowID), conversationId: conversationId, seq: seq, senderId: new.senderId,

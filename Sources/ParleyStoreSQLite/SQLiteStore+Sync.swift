@@ -21,7 +21,7 @@ extension SQLiteStore {
             let eventBodies = try String.fetchAll(
                 db, sql: "SELECT body FROM user_events WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?",
                 arguments: [userId.rawValue, since.eventSeq, limit + 1])
-            let events = try eventBodies.prefix(limit).map { try StoredJSON.decode(UserEvent.self, from: $0) }
+            let events = try eventBodies.prefix(limit).map { try JSONText.decode(UserEvent.self, from: $0) }
 
             let conversations = try Self.summaries(
                 db, for: userId, where: "c.version > ? OR m.version > ?", orderBy: "change_version",

@@ -1,10 +1,13 @@
 import ArgumentParser
 
-/// The `parley` command: the server today, the command-line client's commands beside it later.
+/// The `parley` command: the server and the command-line client, one subcommand each.
 @main
 struct Parley: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parley",
         abstract: "Parley: a self-hostable instant-messaging server and client.",
-        subcommands: [Serve.self])
+        subcommands: [
+            Serve.self, Register.self, Login.self, Logout.self, WhoAmI.self, Conversations.self, History.self, Send.self,
+            Group.self, Chat.self,
+        ])
 }

@@ -1,0 +1,93 @@
+import Foundation
+import ParleyCore
+import ParleyKit
+
+/// The "chat keyboard" (SPEC 4): the text being typed with its mentions and emoji, the
+/// attachments chosen, and whether a voice note is being recorded. It only collects input;
+/// ``submit(to:)`` hands finished messages to the ``ChatContext`` and clears itself.
+public struct ComposerState: Hashable, Sendable {
+    /// An attachment waiting to be sent; its file is already uploaded (or known by hash).
+    public struct Attachment: Hashable, Sendable {
+        public var kind: MessageKind
+        public var content: JSONValue
+        public init(kind: MessageKind, content: JSONValue) {
+            self.kind = kind
+            self.content = content
+        }
+    }
+
+    public enum Recording: Hashable, Sendable {
+        case idle
+        case recording(startedAt: Int64)
+    }
+
+    public private(set) var text = ""
+    /// Users mentioned in `text`, in order of mention.
+    public private(set) var mentions: [UserID] = []
+    public private(set) var attachments: [Attachment] = []
+    public private(set) var recording = Recording.idle
+
+    public init() {}
+
+    /// Replaces the typed text.
+    public mutating func setText(_ newText: String) {
+        text = newText
+    }
+
+    /// Appends `@name ` for a user and remembers who it is.
+    public mutating func mention(_ userId: UserID, named name: String) {
+        if !text.isEmpty && !text.hasSuffix(" ") { text += " " }
+        text += "@\(name) "
+        if !mentions.contains(userId) { mentions.append(userId) }
+    }
+
+    public mutating func insertEmoji(_ emoji: String) { text += emoji }
+
+    public mutating func attach(_ attachment: Attachment) { attachments.append(attachment) }
+
+    public mutating func removeAttachment(at index: Int) {
+        guard attachments.indices.contains(index) else { return }
+        attachments.remove(at: index)
+    }
+
+    public mutating func startRecording(at now: Int64) { recording = .recording(startedAt: now) }
+
+    /// Stops recording and returns the duration in ms (zero if not recording).
+    public mutating func stopRecording(at now: Int64) -> Int {
+        guard case .recording(let start) = recording else { return 0 }
+        recording = .idle
+        return Int(max(0, now - start))
+    }
+
+    /// Whether there is anything to send.
+    public var canSubmit: Bool {
+        !text.allSatisfy(\.isWhitespace) || !attachments.isEmpty
+    }
+
+    /// The messages the input makes: the text (with mentions still present in it), then
+    /// each attachment. Throws `message_invalid` for text over the length limit.
+    public func messages() throws -> [(kind: MessageKind, content: JSONValue)] {
+        var result: [(MessageKind, JSONValue)] = []
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if !trimmed.isEmpty {
+            guard trimmed.count <= Limits.maxTextLength else {
+                throw ParleyError(.messageInvalid, "A message may have at most \(Limits.maxTextLength) characters.")
+            }
+            var content: [String: JSONValue] = ["text": .string(trimmed)]
+            if !mentions.isEmpty { content["mentions"] = .array(mentions.map { .number(Double($0.rawValue)) }) }
+            result.append((.text, .object(content)))
+        }
+        result += attachments.map { ($0.kind, $0.content) }
+        return result
+    }
+
+    /// Sends the input through `context` and clears the composer; returns the clientMsgIds.
+    public mutating func submit(to context: ChatContext) async throws -> [String] {
+        var sent: [String] = []
+        for (kind, content) in try messages() {
+            sent.append(try await context.send(kind, content: content))
+        }
+        self = ComposerState()
+        return sent
+    }
+}

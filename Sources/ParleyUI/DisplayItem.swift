@@ -1,0 +1,22 @@
+import ParleyCore
+import ParleyKit
+
+/// One row of a message list.
+public enum DisplayItem: Identifiable, Hashable, Sendable {
+    /// A divider showing the time of the messages below it (ms since 1970).
+    case timeSeparator(at: Int64)
+    /// A message; `showsSender` is false when it continues a run by the same sender.
+    case message(ChatItem, showsSender: Bool)
+    /// A message of a kind this version cannot show.
+    case unsupported(ChatItem)
+    /// A row the app supplies (a banner, an "encryption on" notice, …), shown at the top.
+    case custom(id: String, payload: String)
+
+    public var id: String {
+        switch self {
+        case .timeSeparator(let at): "time/\(at)"
+        case .message(let item, _), .unsupported(let item): "message/\(item.id)"
+        case .custom(let id, _): "custom/\(id)"
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import ParleyCore
+import ParleyKit
+
+struct Register: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Create an account and log in.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "Username: 3-32 letters, digits, '_' or '.', starting with a letter.") var username: String
+    @Option(help: "Password (else PARLEY_PASSWORD, else asked).") var password: String?
+    @Option(help: "Email address.") var email: String?
+    @Option(help: "Phone number in E.164 form, e.g. +4915112345678.") var phone: String?
+
+    func run() async throws {
+        try await userFacing(options) {
+            let client = try options.client(for: username)
+            let secret = readPassword(password)
+            _ = try await client.register(RegisterRequest(username: username, password: secret, email: email, phone: phone))
+            try await client.login(username, password: secret)
+            try options.setCurrentUser(username)
+            print("Registered and logged in as \(username) on \(options.serverURL).")
+        }
+    }
+}
+
+struct Login: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Log in (by username, email or phone).")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "Username, email or phone.") var login: String
+    @Option(help: "Password (else PARLEY_PASSWORD, else asked).") var password: String?
+
+    func run() async throws {
+        try await userFacing(options) {
+            // The user's store is chosen by username, known only once the login answered.
+            let client = try options.client(store: ClientStore(path: nil))
+            let account = try await client.login(login, password: readPassword(password))
+            try await client.copySession(to: options.store(for: account.user.username))
+            try options.setCurrentUser(account.user.username)
+            print("Logged in as \(account.user.username) on \(options.serverURL).")
+        }
+    }
+}
+
+struct Logout: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Log out and end this device's session.")
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
+        try await userFacing(options) {
+            let client = try await options.signedInClient()
+            let name = await client.currentUser?.username ?? ""
+            await client.logout()
+            try options.setCurrentUser(nil)
+            print("Logged out \(name).")
+        }
+    }
+}
+
+struct WhoAmI: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "whoami", abstract: "Show who is logged in.")
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
+        try await userFacing(options) {
+            let client = try await options.signedInClient()
+            let account: Account = try await client.http(.getMe)
+            var line = "\(account.user.username) (id \(account.user.id), nickname \(account.user.nickname))"
+            if let email = account.email { line += ", \(email)" }
+            if let phone = account.phone { line += ", \(phone)" }
+            print(line + " on \(options.serverURL)")
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import ParleyCore
+import ParleyKit
+
+struct Chat: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Chat interactively: history, live messages, and every line you type is sent.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "A username, a group name or a conversation id.") var conversation: String
+
+    func run() async throws {
+        try await userFacing(options) {
+            let client = try await options.signedInClient()
+            let summary = try await resolveConversation(conversation, client: client)
+            let name = await title(summary, client: client)
+            print("— \(name) — type and press Enter to send; /resend retries failed messages; /quit leaves.")
+            let context = await client.chat(summary.id)
+            try await context.load(pageSize: 20)
+            let screen = ChatScreen(client: client, context: context)
+            let printer = Task { await screen.follow() }
+            let status = Task {
+                for await status in await client.statusUpdates() { print("  (\(describe(status)))") }
+            }
+            await client.connect()
+            for await line in standardInputLines() {
+                let text = line.trimmingCharacters(in: .whitespaces)
+                if text == "/quit" { break }
+                if text == "/resend" {
+                    for item in try client.store.outbox() where item.conversationId == summary.id {
+                        if case .failed = item.state { try await context.resend(item.clientMsgId) }
+                    }
+                    continue
+                }
+                if text.isEmpty { continue }
+                do {
+                    try await context.send(text: text)
+                } catch let error as ParleyError {
+                    print("  ✗ \(error.message)")
+                }
+            }
+            await client.disconnect()
+            printer.cancel()
+            status.cancel()
+        }
+    }
+
+    private func describe(_ status: ConnectionStatus) -> String {
+        switch status {
+        case .connected: "connected"
+        case .connecting: "connecting…"
+        case .reconnecting(let attempt): "reconnecting, attempt \(attempt)…"
+        case .unreachable: "cannot reach the server; still trying"
+        case .offline(let reason?): "offline: \(reason)"
+        case .offline(nil): "offline"
+        }
+    }
+}
+
+/// Prints a conversation as it changes: each new message once, then a line whenever one of
+/// the user's own messages changes state.
+private actor ChatScreen {
+    let client: ParleyClient
+    let context: ChatContext
+    private var shown: [String: ChatItem] = [:]
+    private var names: [UserID: String] = [:]
+
+    init(client: ParleyClient, context: ChatContext) {
+        self.client = client
+        self.context = context
+    }
+
+    func follow() async {
+        for await update in await context.updates() {
+            let items: [ChatItem]
+            switch update {
+            case .snapshot(let all), .changes(_, let all): items = all
+            }
+            var readUpTo: Int64?
+            for item in items {
+                if let before = shown[item.id] {
+                    if before.delivery != item.delivery, let delivery = item.delivery {
+                        print("  \(symbol(delivery)) \(quote(item)) \(label(delivery))")
+                    }
+                } else {
+                    let sender = await name(item.senderId)
+                    let state = item.delivery.map { "  [\(label($0))]" } ?? ""
+                    print("[\(clock(item.time))] \(sender): \(render(item.typedContent))\(state)")
+                    if item.delivery == nil, let seq = item.seq { readUpTo = max(readUpTo ?? 0, seq) }
+                }
+                shown[item.id] = item
+            }
+            if readUpTo != nil { try? await context.markRead() }
+        }
+    }
+
+    private func name(_ id: UserID) async -> String {
+        if let known = names[id] { return known }
+        let name = (try? await client.user(id).username) ?? "user \(id)"
+        names[id] = name
+        return name
+    }
+
+    private func quote(_ item: ChatItem) -> String {
+        let text = render(item.typedContent)
+        return "\"\(text.count > 30 ? String(text.prefix(29)) + "…" : text)\""
+    }
+
+    private func label(_ delivery: ChatItem.Delivery) -> String {
+        switch delivery {
+        case .sending: "sending"
+        case .sent: "sent"
+        case .read: "read"
+        case .failed(let reason, let retryable): "failed: \(reason)\(retryable ? " (/resend)" : "")"
+        }
+    }
+
+    private func symbol(_ delivery: ChatItem.Delivery) -> String {
+        switch delivery {
+        case .sending: "…"
+        case .sent: "✓"
+        case .read: "✓✓"
+        case .failed: "✗"
+        }
+    }
+}
+
+/// Lines typed on standard input, read on a thread of their own.
+func standardInputLines() -> AsyncStream<String> {
+    AsyncStream { continuation in
+        let thread = Thread {
+            while let line = readLine(strippingNewline: true) { continuation.yield(line) }
+            continuation.finish()
+        }
+        thread.start()
+    }
+}
