@@ -3,8 +3,8 @@ import ParleyKit
 
 /// One row of a message list.
 public enum DisplayItem: Identifiable, Hashable, Sendable {
-    /// A divider showing the time of the messages below it (ms since 1970).
-    case timeSeparator(at: Int64)
+    /// A divider showing the time (ms since 1970) of the message below it, whose id it carries.
+    case timeSeparator(at: Int64, before: String)
     /// A message; `showsSender` is false when it continues a run by the same sender.
     case message(ChatItem, showsSender: Bool)
     /// A message of a kind this version cannot show.
@@ -14,7 +14,7 @@ public enum DisplayItem: Identifiable, Hashable, Sendable {
 
     public var id: String {
         switch self {
-        case .timeSeparator(let at): "time/\(at)"
+        case .timeSeparator(_, let before): "time/\(before)"
         case .message(let item, _), .unsupported(let item): "message/\(item.id)"
         case .custom(let id, _): "custom/\(id)"
         }

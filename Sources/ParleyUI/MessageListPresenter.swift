@@ -26,7 +26,7 @@ public struct MessageListPresenter: Sendable {
         for item in items {
             let gap = previous.map { item.time - $0.time } ?? .max
             if previous == nil || gap > separatorGap {
-                rows.append(.timeSeparator(at: item.time))
+                rows.append(.timeSeparator(at: item.time, before: item.id))
             }
             if case .unsupported = item.typedContent {
                 rows.append(.unsupported(item))

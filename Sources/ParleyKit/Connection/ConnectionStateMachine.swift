@@ -14,7 +14,7 @@ public struct ConnectionStateMachine: Sendable {
         public var pongTimeout: Duration = .seconds(10)
         /// How long opening and authenticating may take.
         public var connectTimeout: Duration = .seconds(10)
-        /// The second retry waits this long (the first is immediate); each next one doubles.
+        /// The second retry of a series waits this long (the first is immediate); each next one doubles.
         public var initialBackoff: Duration = .milliseconds(500)
         public var maxBackoff: Duration = .seconds(30)
         /// Fraction of each delay that is random (0 = none, 0.5 = ±25 %).
@@ -111,10 +111,8 @@ public struct ConnectionStateMachine: Sendable {
         switch state {
         case .disconnected, .waitingToReconnect:
             return []
-        case .connecting(let attempt), .authenticating(let attempt):
-            return fail(reason, nextAttempt: attempt + 1, jitterSample: jitterSample)
-        case .connected:
-            return fail(reason, nextAttempt: 1, jitterSample: jitterSample)
+        case .connecting, .authenticating, .connected:
+            return fail(reason, jitterSample: jitterSample)
         }
     }
 
@@ -133,7 +131,7 @@ public struct ConnectionStateMachine: Sendable {
         guard case .connected = state else { return [] }
         if let sentAt = pingSentAt {
             if now - sentAt >= configuration.pongTimeout {
-                return [.closeSocket] + fail(.noPong, nextAttempt: 1, jitterSample: jitterSample)
+                return [.closeSocket] + fail(.noPong, jitterSample: jitterSample)
             }
             return [.scheduleHeartbeat(configuration.pongTimeout - (now - sentAt))]
         }
@@ -174,11 +172,11 @@ public struct ConnectionStateMachine: Sendable {
         return [.cancelTimers] + (wasOpen ? [.closeSocket] : [])
     }
 
-    /// The delay before reconnect attempt `attempt` (1-based): 0 for the first, then
-    /// `initialBackoff * 2^(attempt-2)` capped at `maxBackoff`, with jitter.
-    public func backoff(beforeAttempt attempt: Int, jitterSample: Double) -> Duration {
-        guard attempt > 1 else { return .zero }
-        let exponent = min(attempt - 2, 30)
+    /// The delay after `failures` consecutive failures: none after the first (the first retry
+    /// is immediate), then `initialBackoff * 2^(failures-2)` capped at `maxBackoff`, with jitter.
+    public func backoff(afterFailures failures: Int, jitterSample: Double) -> Duration {
+        guard failures > 1 else { return .zero }
+        let exponent = min(failures - 2, 30)
         let base = min(configuration.initialBackoff * (1 << exponent), configuration.maxBackoff)
         let spread = configuration.jitter * (jitterSample - 0.5)
         return base * (1 + spread)
@@ -190,7 +188,9 @@ public struct ConnectionStateMachine: Sendable {
         return [.openSocket, .scheduleConnectTimeout(configuration.connectTimeout)]
     }
 
-    private mutating func fail(_ reason: CloseReason, nextAttempt: Int, jitterSample: Double) -> [Action] {
+    /// Attempts are numbered from the first of a series (a fresh start, or the connection
+    /// that just dropped), so the attempt after `n` consecutive failures is `n + 1`.
+    private mutating func fail(_ reason: CloseReason, jitterSample: Double) -> [Action] {
         pingSentAt = nil
         switch reason {
         case .authRejected, .sessionRevoked, .user:
@@ -198,8 +198,8 @@ public struct ConnectionStateMachine: Sendable {
             return [.cancelTimers]
         default:
             consecutiveFailures += 1
-            let delay = backoff(beforeAttempt: nextAttempt, jitterSample: jitterSample)
-            state = .waitingToReconnect(attempt: nextAttempt, delay: delay, after: reason)
+            let delay = backoff(afterFailures: consecutiveFailures, jitterSample: jitterSample)
+            state = .waitingToReconnect(attempt: consecutiveFailures + 1, delay: delay, after: reason)
             return [.cancelTimers, .scheduleReconnect(delay)]
         }
     }

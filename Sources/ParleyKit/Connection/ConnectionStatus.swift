@@ -10,7 +10,8 @@ public enum ConnectionStatus: Sendable, Equatable {
     /// Retries continue.
     case unreachable
 
-    init(_ machine: ConnectionStateMachine) {
+    /// The status that goes with a state machine's state.
+    public init(_ machine: ConnectionStateMachine) {
         switch machine.state {
         case .disconnected(let reason): self = .offline(reason: reason)
         case .connected: self = .connected

@@ -24,6 +24,21 @@ public struct ChatItem: Identifiable, Hashable, Sendable {
     /// Set for the user's own messages only.
     public var delivery: Delivery?
 
+    /// An item made by hand (previews, tests).
+    public init(
+        id: String, senderId: UserID, clientMsgId: String, seq: Int64?, kind: MessageKind, content: JSONValue, time: Int64,
+        delivery: Delivery?
+    ) {
+        self.id = id
+        self.senderId = senderId
+        self.clientMsgId = clientMsgId
+        self.seq = seq
+        self.kind = kind
+        self.content = content
+        self.time = time
+        self.delivery = delivery
+    }
+
     init(message: Message, selfId: UserID, othersReadSeq: Int64) {
         id = "\(message.senderId)/\(message.clientMsgId)"
         senderId = message.senderId

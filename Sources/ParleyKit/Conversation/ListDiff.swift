@@ -13,7 +13,7 @@ extension ListChange: Equatable where Element: Equatable {}
 /// order changed (each placed at its final position, front to back), insertions of new ids,
 /// updates of ids whose content changed. Appends and in-place updates, the common case of
 /// a chat, produce exactly those steps. Applying the steps to the old list always yields
-/// the new one.
+/// the new one. Ids must be unique within each list.
 public enum ListDiff {
     public static func changes<Element: Identifiable & Equatable & Sendable>(from old: [Element], to new: [Element])
         -> [ListChange<Element>]

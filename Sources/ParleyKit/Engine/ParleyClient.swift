@@ -152,14 +152,15 @@ public actor ParleyClient {
 
     public func statusUpdates() async -> AsyncStream<ConnectionStatus> { await connection.statusUpdates() }
 
-    /// Expires overdue outbox items once a second while online.
+    /// Once a second while online: retries queued sends (an ack lost in a stalled network
+    /// is retried without waiting for the next reconnection) and expires overdue ones.
     private func startMaintenance() {
         maintenance?.cancel()
         let time = self.time
         maintenance = Task { [weak self] in
             while !Task.isCancelled {
                 do { try await time.sleep(.seconds(1)) } catch { return }
-                await self?.expireOverdueSends()
+                await self?.flushOutbox()
             }
         }
     }

@@ -1,0 +1,122 @@
+import ParleyCore
+import ParleyKit
+import ParleyUI
+import Testing
+
+struct Generator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func item(_ seq: Int64, from sender: Int64, at minute: Int64, kind: MessageKind = .text, delivery: ChatItem.Delivery? = nil) -> ChatItem {
+    ChatItem(
+        id: "\(sender)/c\(seq)", senderId: UserID(sender), clientMsgId: "c\(seq)", seq: seq, kind: kind,
+        content: kind == .text ? ["text": .string("m\(seq)")] : ["x": 1], time: minute * 60_000, delivery: delivery)
+}
+
+@Suite struct PresenterTests {
+    @Test func separatorsGroupingPlaceholdersAndCustomRows() {
+        let presenter = MessageListPresenter(customItems: [(id: "banner", payload: "Messages are kept forever")])
+        let rows = presenter.rows(for: [
+            item(1, from: 1, at: 0), item(2, from: 1, at: 1), item(3, from: 2, at: 2),
+            item(4, from: 2, at: 20), item(5, from: 2, at: 21, kind: "hologram"),
+        ])
+        #expect(rows.map(\.id) == [
+            "custom/banner", "time/1/c1", "message/1/c1", "message/1/c2", "message/2/c3", "time/2/c4", "message/2/c4",
+            "message/2/c5",
+        ])
+        guard case .message(_, let first) = rows[2], case .message(_, let second) = rows[3],
+            case .message(_, let third) = rows[4], case .message(_, let afterGap) = rows[6]
+        else { Issue.record("unexpected rows"); return }
+        #expect(first && !second && third && afterGap)
+        if case .unsupported(let unsupported) = rows[7] { #expect(unsupported.kind == "hologram") } else { Issue.record("no placeholder") }
+    }
+
+    @Test func emittedChangesAlwaysTurnTheOldRowsIntoTheNewOnes() {
+        var random = Generator(state: 7)
+        var presenter = MessageListPresenter(customItems: [(id: "top", payload: "")])
+        var items: [ChatItem] = []
+        var shown: [DisplayItem] = []
+        var nextSeq: Int64 = 0
+        var clock: Int64 = 0
+        for step in 0..<2000 {
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0, 1:
+                nextSeq += 1
+                clock += Int64.random(in: 0...8, using: &random)
+                items.append(item(nextSeq, from: Int64.random(in: 1...3, using: &random), at: clock))
+            case 2 where !items.isEmpty:
+                items.remove(at: Int.random(in: items.indices, using: &random))
+            case 3 where !items.isEmpty:
+                let index = Int.random(in: items.indices, using: &random)
+                items[index].delivery = [.sending, .sent, .read, .failed(reason: "x", retryable: true)].randomElement(using: &random)
+            case 4 where items.count > 2:
+                let moved = items.remove(at: Int.random(in: items.indices, using: &random))
+                items.insert(moved, at: Int.random(in: 0...items.count, using: &random))
+            default:
+                break
+            }
+            let changes = presenter.update(with: items)
+            shown = ListDiff.apply(changes, to: shown)
+            #expect(shown == presenter.rows, "step \(step)")
+            #expect(shown == presenter.rows(for: items))
+        }
+    }
+}
+
+final class ReorderingDelegate: MessageMenuDelegate, @unchecked Sendable {
+    var selected: [String] = []
+    func menu(shouldOffer action: MenuAction, for item: ChatItem) -> Bool { action != .reply }
+    func menu(willShow actions: [MenuAction], for item: ChatItem) -> [MenuAction] {
+        [MenuAction(id: "forward", title: "Forward")] + actions.reversed()
+    }
+    func menu(didSelect action: MenuAction, for item: ChatItem) { selected.append(action.id) }
+}
+
+@Suite struct MenuThemeComposerTests {
+    @Test func delegateRemovesAddsAndReordersActions() {
+        let failed = item(3, from: 1, at: 0, delivery: .failed(reason: "timeout", retryable: true))
+        #expect(MessageMenu.builtInActions(for: failed).map(\.id) == ["copy", "reply", "resend", "delete"])
+        let delegate = ReorderingDelegate()
+        let menu = MessageMenu(delegate: delegate)
+        #expect(menu.actions(for: failed).map(\.id) == ["forward", "delete", "resend", "copy"])
+        #expect(MessageMenu().actions(for: item(4, from: 2, at: 0, kind: "hologram")).map(\.id) == ["reply", "delete"])
+    }
+
+    @Test func themeBuilderAndDayNightSet() {
+        let custom = Theme.builder().accent("#FF6600").fontSize(100).bubbleCornerRadius(-3).build()
+        #expect(custom.accent == "#FF6600")
+        #expect(custom.fontSize == 48, "clamped to a readable range")
+        #expect(custom.bubbleCornerRadius == 0)
+        #expect(custom.background == Theme.day.background, "unchanged fields keep the base")
+        let dark = Theme.builder().base(.night).ownBubble("#123456").build()
+        let themes = ThemeSet(day: custom, night: dark)
+        #expect(themes.theme(for: .night).ownBubble == "#123456")
+        #expect(themes.theme(for: .night).background == Theme.night.background)
+        #expect(themes.theme(for: .day) == custom)
+    }
+
+    @Test func composerCollectsTextMentionsAndAttachments() throws {
+        var composer = ComposerState()
+        #expect(!composer.canSubmit)
+        composer.setText("Lunch?")
+        composer.mention(UserID(2), named: "bob")
+        composer.insertEmoji("🍜")
+        composer.attach(.init(kind: .image, content: ["fileId": "f1", "width": 10, "height": 20]))
+        composer.startRecording(at: 1_000)
+        #expect(composer.stopRecording(at: 4_500) == 3_500)
+        let messages = try composer.messages()
+        #expect(messages.count == 2)
+        #expect(messages[0].kind == .text)
+        #expect(messages[0].content == ["text": "Lunch? @bob 🍜", "mentions": [2]])
+        #expect(messages[1].kind == .image)
+        composer.setText(String(repeating: "x", count: Limits.maxTextLength + 1))
+        #expect(throws: ParleyError.self) { try composer.messages() }
+    }
+}
