@@ -115,9 +115,6 @@ public final class ChaosProxy: Sendable {
                 server.closeFuture.whenComplete(forget)
                 return client.pipeline.addHandler(Forwarder(peer: server, link: link)).flatMap {
                     server.pipeline.addHandler(Forwarder(peer: client, link: link))
-                }.map {
-                    client.read()
-                    server.read()
                 }
             }
             .flatMapError { _ in client.close() }
@@ -146,6 +143,16 @@ public final class ChaosProxy: Sendable {
                     if case .failure = result { channel.close(promise: nil) } else { channel.read() }
                 }
             }
+        }
+
+        /// Reading is manual (one read per completed write): start once the channel is active.
+        func handlerAdded(context: ChannelHandlerContext) {
+            if context.channel.isActive { context.read() }
+        }
+
+        func channelActive(context: ChannelHandlerContext) {
+            context.read()
+            context.fireChannelActive()
         }
 
         func channelInactive(context: ChannelHandlerContext) {

@@ -182,10 +182,13 @@ public actor ParleyClient {
     // MARK: Sync
 
     /// Brings the store up to date: sync pages from the cursor, then every hole in every
-    /// conversation that changed, then the outbox.
+    /// conversation, then the outbox.
+    ///
+    /// Holes are found from the store (known max seq versus seqs held), not from what this
+    /// sync reported: a hole left by an earlier, interrupted fill is found again even though
+    /// the cursor has moved past the change that revealed it.
     public func resync() async {
         do {
-            var maxSeqs: [ConversationID: Int64] = [:]
             var cursor = try store.value(ClientStore.cursorKey)
             while true {
                 var query: [String: String] = ["limit": "200"]
@@ -193,11 +196,10 @@ public actor ParleyClient {
                 let response: SyncResponse = try await request(.sync, SyncRequest(cursor: cursor, limit: 200), http: .sync, query: query)
                 let inserted = try store.applySync(response)
                 await deliver(inserted)
-                for conversation in response.conversations { maxSeqs[conversation.id] = conversation.maxSeq }
                 cursor = response.cursor
                 if !response.hasMore { break }
             }
-            for (conversationId, maxSeq) in maxSeqs.sorted(by: { $0.key < $1.key }) {
+            for (conversationId, maxSeq) in try store.conversationsWithHoles() {
                 try await fillHoles(in: conversationId, upTo: maxSeq)
             }
         } catch {
@@ -258,10 +260,13 @@ public actor ParleyClient {
         case ServerFrameType.event.rawValue:
             guard let event = try? frame.payload(UserEvent.self) else { return }
             try? store.applyEvent(event)
-            if event.type == .conversationAdded, let id = event.conversationId,
-                let detail: ConversationDetail = try? await http(.getConversation, id)
-            {
-                try? store.saveConversation(detail.conversation)
+            if event.type == .conversationAdded, let id = event.conversationId {
+                // Fetched aside so the push loop never waits on HTTP; the next sync reports it too.
+                Task {
+                    if let detail: ConversationDetail = try? await self.http(.getConversation, id) {
+                        try? self.store.saveConversation(detail.conversation)
+                    }
+                }
             }
         case ServerFrameType.receipt.rawValue:
             guard let receipt = try? frame.payload(ReadReceipt.self) else { return }

@@ -42,6 +42,7 @@ public final class ClientStore: Sendable {
                         conversation_id INTEGER NOT NULL, seq INTEGER NOT NULL CHECK (seq >= 1),
                         id INTEGER NOT NULL, sender_id INTEGER NOT NULL, client_msg_id TEXT NOT NULL,
                         kind TEXT NOT NULL, content TEXT NOT NULL, sent_at INTEGER NOT NULL,
+                        hidden INTEGER NOT NULL DEFAULT 0,
                         PRIMARY KEY (conversation_id, seq)) WITHOUT ROWID;
                     CREATE TABLE outbox (
                         local_id INTEGER PRIMARY KEY AUTOINCREMENT, client_msg_id TEXT NOT NULL UNIQUE,
@@ -202,7 +203,7 @@ public final class ClientStore: Sendable {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT * FROM messages WHERE conversation_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?
+                    SELECT * FROM messages WHERE conversation_id = ? AND seq < ? AND hidden = 0 ORDER BY seq DESC LIMIT ?
                     """,
                 arguments: [conversationId.rawValue, before ?? Int64.max, limit]
             ).map(Self.message).reversed()
@@ -212,7 +213,8 @@ public final class ClientStore: Sendable {
     /// Every message of a conversation in seq order.
     public func allMessages(in conversationId: ConversationID) throws -> [Message] {
         try writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM messages WHERE conversation_id = ? ORDER BY seq", arguments: [conversationId.rawValue])
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 ORDER BY seq", arguments: [conversationId.rawValue])
                 .map(Self.message)
         }
     }
@@ -234,10 +236,27 @@ public final class ClientStore: Sendable {
         }
     }
 
-    /// Forgets one message on this device only.
+    /// Hides one message on this device only. The row stays (content cleared) so the seq
+    /// still counts as held and is never fetched again.
     public func deleteLocalMessage(_ conversationId: ConversationID, seq: Int64) throws {
         try writer.write { db in
-            try db.execute(sql: "DELETE FROM messages WHERE conversation_id = ? AND seq = ?", arguments: [conversationId.rawValue, seq])
+            try db.execute(
+                sql: "UPDATE messages SET hidden = 1, content = '{}' WHERE conversation_id = ? AND seq = ?",
+                arguments: [conversationId.rawValue, seq])
+        }
+    }
+
+    /// Conversations whose highest known seq is above the number of seqs held: they have holes.
+    public func conversationsWithHoles() throws -> [(id: ConversationID, maxSeq: Int64)] {
+        try writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT c.id, c.max_seq FROM conversations c
+                    WHERE c.max_seq > (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id)
+                    ORDER BY c.id
+                    """
+            ).map { (ConversationID($0["id"]), $0["max_seq"]) }
         }
     }
 

@@ -1,0 +1,123 @@
+import Foundation
+import ParleyCore
+import ParleyKit
+import ParleyKitTransport
+import ParleyTesting
+import Testing
+
+/// A client with quick timings, over the real transports.
+func makeClient(_ url: String, storePath: String? = nil, device: String = "test") throws -> ParleyClient {
+    var configuration = ClientConfiguration(serverURL: url)
+    configuration.connection.heartbeatInterval = .seconds(1)
+    configuration.connection.pongTimeout = .seconds(1)
+    configuration.connection.connectTimeout = .seconds(2)
+    configuration.connection.initialBackoff = .milliseconds(50)
+    configuration.connection.maxBackoff = .milliseconds(500)
+    configuration.requestTimeout = .seconds(2)
+    configuration.sendTimeout = .seconds(600)
+    configuration.deviceName = device
+    return try ParleyClient(
+        configuration: configuration, store: ClientStore(path: storePath), http: AsyncHTTPTransport(timeout: .seconds(3)),
+        realtime: NIOWebSocketTransport())
+}
+
+func signUp(_ client: ParleyClient, _ username: String) async throws {
+    _ = try await client.register(RegisterRequest(username: username, password: "Passw0rd!"))
+    try await client.login(username, password: "Passw0rd!")
+}
+
+func text(_ content: JSONValue) -> String { content.objectValue?["text"]?.stringValue ?? "" }
+
+/// The whole history of a conversation as the server has it.
+func serverHistory(_ conversationId: ConversationID, via client: ParleyClient) async throws -> [Message] {
+    var messages: [Message] = []
+    while true {
+        let page: HistoryPage = try await client.http(
+            .history, conversationId, query: ["after": "\(messages.last?.seq ?? 0)", "limit": "200"])
+        messages += page.messages
+        if !page.hasMore { return messages }
+    }
+}
+
+@Suite(.serialized) struct SDKIntegrationTests {
+    @Test func outboxSurvivesTheClientBeingKilledAndDeliversEachMessageOnceInOrder() async throws {
+        let port = try freePort()
+        let data = temporaryDirectory()
+        let storePath = temporaryDirectory() + "/alice.sqlite"
+        var server = try await InProcessServer.start(port: port, dataDirectory: data)
+        let bob = try makeClient(server.url)
+        try await signUp(bob, "bob")
+        var alice: ParleyClient? = try makeClient(server.url, storePath: storePath)
+        try await signUp(alice!, "alice")
+        let direct = try await alice!.openDirect(withUsername: "bob").id
+        await server.stop()
+
+        await alice!.connect()
+        for number in 1...25 { try await alice!.send(text: "offline \(number)", to: direct) }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try alice!.store.sendingItems().count == 25, "nothing can be sent while the server is down")
+        await alice!.disconnect()
+        alice = nil
+
+        let reopened = try makeClient(server.url, storePath: storePath)
+        #expect(try reopened.store.sendingItems().map { text($0.content) } == (1...25).map { "offline \($0)" })
+        server = try await InProcessServer.start(port: port, dataDirectory: data)
+        await reopened.connect()
+        try await eventually(timeout: .seconds(30)) { try reopened.store.sendingItems().isEmpty }
+
+        let history = try await serverHistory(direct, via: bob)
+        #expect(history.map(\.seq) == Array(1...25))
+        #expect(history.map { text($0.content) } == (1...25).map { "offline \($0)" })
+        let outbox = try reopened.store.outbox()
+        #expect(outbox.map(\.state) == (1...25).map { OutboxState.sent(seq: Int64($0)) })
+        #expect(try reopened.store.allMessages(in: direct) == history)
+        await reopened.disconnect()
+        await server.stop()
+    }
+
+    @Test func chatContextFollowsOwnMessagesFromSendingToReadAndShowsIncomingOnes() async throws {
+        let server = try await InProcessServer.start()
+        let alice = try makeClient(server.url)
+        let bob = try makeClient(server.url)
+        try await signUp(alice, "alice")
+        try await signUp(bob, "bob")
+        let direct = try await alice.openDirect(withUsername: "bob").id
+        await alice.connect()
+        await bob.connect()
+        let aliceChat = await alice.chat(direct)
+        try await aliceChat.load()
+        let states = StateLog()
+        let watcher = Task {
+            for await update in await aliceChat.updates() {
+                if case .changes(_, let items) = update, let first = items.first { states.add(first.delivery) }
+            }
+        }
+        try await aliceChat.send(text: "hello bob")
+        try await eventually { try bob.store.conversation(direct)?.maxSeq == 1 }
+        let bobChat = await bob.chat(direct)
+        try await bobChat.load()
+        #expect(await bobChat.items.map { text($0.content) } == ["hello bob"])
+        #expect(await bobChat.items.first?.delivery == nil, "others' messages carry no delivery state")
+        try await eventually { await aliceChat.items.first?.delivery == .sent }
+        try await bobChat.markRead()
+        try await eventually { await aliceChat.items.first?.delivery == .read }
+        #expect(states.all.first == .sending)
+        #expect(states.all.contains(.sent))
+        #expect(states.all.last == .read)
+
+        try await bobChat.send(text: "hi alice")
+        try await eventually { await aliceChat.items.map { text($0.content) } == ["hello bob", "hi alice"] }
+        #expect(await aliceChat.items.map(\.seq) == [1, 2])
+        watcher.cancel()
+        await alice.disconnect()
+        await bob.disconnect()
+        await server.stop()
+    }
+
+    final class StateLog: @unchecked Sendable {
+        private let lock = NSLock()
+        private var states: [ChatItem.Delivery?] = []
+        func add(_ state: ChatItem.Delivery?) { lock.withLock { if states.last != state { states.append(state) } } }
+        var all: [ChatItem.Delivery?] { lock.withLock { states } }
+    }
+}
