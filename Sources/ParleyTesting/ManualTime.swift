@@ -42,6 +42,11 @@ public final class ManualTime: Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                // Like Task.sleep, a task cancelled before it sleeps does not sleep at all.
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
                 let resumeNow = state.withLock { state -> Bool in
                     if duration <= .zero { return true }
                     state.sleepers.append(Sleeper(id: id, deadline: state.now + duration, continuation: continuation))

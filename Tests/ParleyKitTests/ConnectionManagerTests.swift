@@ -37,12 +37,16 @@ import Testing
         await manager.start()
         let socket = try await accept(transport, socket: 0)
         #expect(socket.sent.first?.contains(#""token":"pat_token""#) == true)
-        try await eventually { await manager.status == .connected }
+        try await eventually { await manager.status == .connected && time.sleeperCount == 1 }
         try await eventually { calls.connected.load(ordering: .relaxed) == 1 }
 
         await time.advance(by: .seconds(20))
-        try await eventually { socket.sent.contains { $0.contains("\"ping\"") } }
+        try await eventually { socket.sent.contains { $0.contains("\"ping\"") } && time.sleeperCount == 1 }
         socket.serverSends(#"{"type":"pong","id":"hb"}"#)
+        try await eventually("the pong re-arms the heartbeat") {
+            let state = await manager.state
+            return time.sleeperCount == 1 && state == .connected
+        }
         try await Task.sleep(for: .milliseconds(20))
         await time.advance(by: .seconds(10))
         #expect(!socket.isClosed, "the pong arrived in time")
@@ -57,9 +61,9 @@ import Testing
         let manager = await makeManager(transport, time, calls: calls)
         await manager.start()
         let first = try await accept(transport, socket: 0)
-        try await eventually { await manager.status == .connected }
+        try await eventually { await manager.status == .connected && time.sleeperCount == 1 }
         await time.advance(by: .seconds(20))
-        try await eventually { first.sent.contains { $0.contains("\"ping\"") } }
+        try await eventually { first.sent.contains { $0.contains("\"ping\"") } && time.sleeperCount == 1 }
         await time.advance(by: .seconds(10))
         try await eventually { first.isClosed }
         _ = try await accept(transport, socket: 1)
@@ -123,7 +127,10 @@ import Testing
         let manager = await makeManager(transport, time)
         transport.failNextOpens(3)
         await manager.start()
-        try await eventually { transport.attempts == 2 }
+        try await eventually("the reconnect timer is armed") {
+            let state = await manager.state
+            return state == .waitingToReconnect(attempt: 3, delay: .milliseconds(500), after: .networkError) && time.sleeperCount == 1
+        }
         await time.advance(by: .milliseconds(500))
         try await eventually { await manager.state == .waitingToReconnect(attempt: 4, delay: .seconds(1), after: .networkError) }
         await manager.networkAvailable()

@@ -87,8 +87,9 @@ func serverHistory(_ conversationId: ConversationID, via client: ParleyClient) a
         let aliceChat = await alice.chat(direct)
         try await aliceChat.load()
         let states = StateLog()
+        let updates = await aliceChat.updates()
         let watcher = Task {
-            for await update in await aliceChat.updates() {
+            for await update in updates {
                 if case .changes(_, let items) = update, let first = items.first { states.add(first.delivery) }
             }
         }
