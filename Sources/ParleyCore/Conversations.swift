@@ -24,13 +24,16 @@ public struct ConversationSummary: Codable, Hashable, Sendable {
     public var readSeq: Int64
     /// `maxSeq - readSeq`: sending a message moves the sender's own watermark.
     public var unreadCount: Int64
+    /// The highest read watermark among the other members: the user's own messages up to
+    /// it show as read.
+    public var othersReadSeq: Int64
     public var lastMessage: Message?
     public var createdAt: Int64
     public var lastActivityAt: Int64
 
     public init(
         id: ConversationID, kind: ConversationKind, name: String?, peerId: UserID?, memberCount: Int, maxSeq: Int64,
-        readSeq: Int64, lastMessage: Message?, createdAt: Int64, lastActivityAt: Int64
+        readSeq: Int64, othersReadSeq: Int64 = 0, lastMessage: Message?, createdAt: Int64, lastActivityAt: Int64
     ) {
         self.id = id
         self.kind = kind
@@ -40,6 +43,7 @@ public struct ConversationSummary: Codable, Hashable, Sendable {
         self.maxSeq = maxSeq
         self.readSeq = readSeq
         self.unreadCount = max(0, maxSeq - readSeq)
+        self.othersReadSeq = othersReadSeq
         self.lastMessage = lastMessage
         self.createdAt = createdAt
         self.lastActivityAt = lastActivityAt

@@ -129,6 +129,8 @@ extension SQLiteStore {
             db,
             sql: """
                 SELECT c.*, m.read_seq, MAX(c.version, m.version) AS change_version,
+                    (SELECT COALESCE(MAX(o.read_seq), 0) FROM members o
+                        WHERE o.conversation_id = c.id AND o.user_id != m.user_id) AS others_read_seq,
                     lm.id AS lm_id, lm.seq AS lm_seq, lm.sender_id AS lm_sender_id,
                     lm.client_msg_id AS lm_client_msg_id, lm.kind AS lm_kind, lm.content AS lm_content,
                     lm.sent_at AS lm_sent_at

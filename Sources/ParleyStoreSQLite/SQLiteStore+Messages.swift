@@ -115,10 +115,13 @@ extension SQLiteStore {
                 arguments: [userId.rawValue, conversationId.rawValue])!
             let target = min(seq, row["max_seq"] as Int64)
             guard target > row["read_seq"] as Int64 else { return nil }
+            // The reader's membership and the conversation both move: the other members' next
+            // sync carries the new `othersReadSeq`.
             let version = try self.nextVersion(db)
             try db.execute(
                 sql: "UPDATE members SET read_seq = ?, version = ? WHERE conversation_id = ? AND user_id = ?",
                 arguments: [target, version, conversationId.rawValue, userId.rawValue])
+            try db.execute(sql: "UPDATE conversations SET version = ? WHERE id = ?", arguments: [version, conversationId.rawValue])
             let event = try self.appendEvent(
                 db, to: userId, UserEvent(seq: 0, type: .readMoved, conversationId: conversationId, readSeq: target, at: now))
             let receipt = ReadReceipt(conversationId: conversationId, userId: userId, seq: target)

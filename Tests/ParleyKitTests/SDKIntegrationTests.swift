@@ -115,6 +115,32 @@ func serverHistory(_ conversationId: ConversationID, via client: ParleyClient) a
         await server.stop()
     }
 
+    @Test func aReadThatHappenedWhileTheSenderWasOfflineShowsAfterItsNextSync() async throws {
+        let server = try await InProcessServer.start()
+        let alice = try makeClient(server.url)
+        let bob = try makeClient(server.url)
+        try await signUp(alice, "alice")
+        try await signUp(bob, "bob")
+        let direct = try await alice.openDirect(withUsername: "bob").id
+        await alice.connect()
+        let chat = await alice.chat(direct)
+        try await chat.load()
+        try await chat.send(text: "read me while I am away")
+        try await eventually { await chat.items.first?.delivery == .sent }
+        await alice.disconnect()
+
+        await bob.resync()
+        try await bob.markRead(direct, upTo: 1)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(await chat.items.first?.delivery == .sent, "no receipt could reach alice")
+
+        await alice.connect()
+        try await eventually { await chat.items.first?.delivery == .read }
+        #expect(try alice.store.othersReadSeq(direct) == 1)
+        await alice.disconnect()
+        await server.stop()
+    }
+
     final class StateLog: @unchecked Sendable {
         private let lock = NSLock()
         private var states: [ChatItem.Delivery?] = []

@@ -228,8 +228,10 @@ import Testing
         #expect(afterRead.conversations.map(\.id) == [conversations[1]])
         #expect(afterRead.conversations.first?.unreadCount == 0)
         #expect(afterRead.events.map(\.type) == [.readMoved])
-        let aliceView = try await store.sync(userId: users[0], since: SyncCursor(eventSeq: 5, version: cursor.version), limit: 10)
-        #expect(aliceView.conversations.isEmpty, "another member's read does not change alice's view")
+        let aliceView = try await store.sync(userId: users[0], since: SyncCursor(eventSeq: 6, version: cursor.version), limit: 10)
+        #expect(aliceView.conversations.map(\.id) == [conversations[1]], "another member's read reaches alice's next sync")
+        #expect(aliceView.conversations.first?.othersReadSeq == 1)
+        #expect(aliceView.events.isEmpty)
         try await store.close()
     }
 }

@@ -196,6 +196,9 @@ public actor ParleyClient {
                 let response: SyncResponse = try await request(.sync, SyncRequest(cursor: cursor, limit: 200), http: .sync, query: query)
                 let inserted = try store.applySync(response)
                 await deliver(inserted)
+                for conversation in response.conversations {
+                    await context(conversation.id)?.othersRead(upTo: conversation.othersReadSeq)
+                }
                 cursor = response.cursor
                 if !response.hasMore { break }
             }

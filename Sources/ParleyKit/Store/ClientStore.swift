@@ -123,17 +123,18 @@ public final class ClientStore: Sendable {
     private static func saveConversation(_ db: Database, _ summary: ConversationSummary) throws {
         try db.execute(
             sql: """
-                INSERT INTO conversations (id, kind, name, peer_id, member_count, max_seq, read_seq, last_message,
-                    created_at, last_activity_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO conversations (id, kind, name, peer_id, member_count, max_seq, read_seq, others_read_seq,
+                    last_message, created_at, last_activity_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, member_count = excluded.member_count,
                     max_seq = MAX(max_seq, excluded.max_seq), read_seq = MAX(read_seq, excluded.read_seq),
+                    others_read_seq = MAX(others_read_seq, excluded.others_read_seq),
                     last_message = CASE WHEN excluded.max_seq >= max_seq THEN excluded.last_message ELSE last_message END,
                     last_activity_at = MAX(last_activity_at, excluded.last_activity_at)
                 """,
             arguments: [
                 summary.id.rawValue, summary.kind.rawValue, summary.name, summary.peerId?.rawValue, summary.memberCount,
-                summary.maxSeq, summary.readSeq, try summary.lastMessage.map(JSONText.encode), summary.createdAt,
+                summary.maxSeq, summary.readSeq, summary.othersReadSeq, try summary.lastMessage.map(JSONText.encode), summary.createdAt,
                 summary.lastActivityAt,
             ])
     }
@@ -311,7 +312,7 @@ public final class ClientStore: Sendable {
             ConversationSummary(
                 id: ConversationID(row["id"]), kind: ConversationKind(rawValue: row["kind"]) ?? .group, name: row["name"],
                 peerId: (row["peer_id"] as Int64?).map { UserID($0) }, memberCount: row["member_count"],
-                maxSeq: row["max_seq"], readSeq: row["read_seq"],
+                maxSeq: row["max_seq"], readSeq: row["read_seq"], othersReadSeq: row["others_read_seq"],
                 lastMessage: try (row["last_message"] as String?).map { try JSONText.decode(Message.self, from: $0) },
                 createdAt: row["created_at"], lastActivityAt: row["last_activity_at"])
         }
