@@ -1,22 +1,8 @@
 /// The type of an entry in a user's event stream, as a string so that newer types pass
 /// through older clients.
-public struct UserEventType: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
+public struct UserEventType: OpenStringValue {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
-    public init(stringLiteral value: String) { self.rawValue = value }
-
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
-
-    public var description: String { rawValue }
 
     /// The user became a member of a conversation (created it, was added, or a direct one opened).
     public static let conversationAdded: UserEventType = "conversation.added"

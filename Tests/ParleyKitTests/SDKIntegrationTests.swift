@@ -39,6 +39,16 @@ func serverHistory(_ conversationId: ConversationID, via client: ParleyClient) a
     }
 }
 
+/// A fresh server with alice and bob signed in and their direct conversation.
+func aliceAndBob() async throws -> (InProcessServer, ParleyClient, ParleyClient, ConversationID) {
+    let server = try await InProcessServer.start()
+    let alice = try makeClient(server.url)
+    let bob = try makeClient(server.url)
+    try await signUp(alice, "alice")
+    try await signUp(bob, "bob")
+    return (server, alice, bob, try await alice.openDirect(withUsername: "bob").id)
+}
+
 @Suite(.serialized) struct SDKIntegrationTests {
     @Test func outboxSurvivesTheClientBeingKilledAndDeliversEachMessageOnceInOrder() async throws {
         let port = try freePort()
@@ -76,12 +86,7 @@ func serverHistory(_ conversationId: ConversationID, via client: ParleyClient) a
     }
 
     @Test func chatContextFollowsOwnMessagesFromSendingToReadAndShowsIncomingOnes() async throws {
-        let server = try await InProcessServer.start()
-        let alice = try makeClient(server.url)
-        let bob = try makeClient(server.url)
-        try await signUp(alice, "alice")
-        try await signUp(bob, "bob")
-        let direct = try await alice.openDirect(withUsername: "bob").id
+        let (server, alice, bob, direct) = try await aliceAndBob()
         await alice.connect()
         await bob.connect()
         let aliceChat = await alice.chat(direct)
@@ -116,12 +121,7 @@ func serverHistory(_ conversationId: ConversationID, via client: ParleyClient) a
     }
 
     @Test func aReadThatHappenedWhileTheSenderWasOfflineShowsAfterItsNextSync() async throws {
-        let server = try await InProcessServer.start()
-        let alice = try makeClient(server.url)
-        let bob = try makeClient(server.url)
-        try await signUp(alice, "alice")
-        try await signUp(bob, "bob")
-        let direct = try await alice.openDirect(withUsername: "bob").id
+        let (server, alice, bob, direct) = try await aliceAndBob()
         await alice.connect()
         let chat = await alice.chat(direct)
         try await chat.load()
