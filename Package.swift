@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // Wire protocol and domain rules shared by the server and every client. No I/O.
@@ -45,6 +46,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The scale-out backend: PostgreSQL through postgres-nio, with LISTEN/NOTIFY fan-out
+        // between server nodes.
+        .target(
+            name: "ParleyStorePostgres",
+            dependencies: [
+                "ParleyStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The Hummingbird application: HTTP API, WebSocket gateway, fan-out.
         .target(
             name: "ParleyServer",
@@ -52,6 +64,7 @@ let package = Package(
                 "ParleyCore",
                 "ParleyStore",
                 "ParleyStoreSQLite",
+                "ParleyStorePostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -100,6 +113,7 @@ let package = Package(
             dependencies: [
                 "ParleyKit",
                 "ParleyServer",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -124,7 +138,7 @@ let package = Package(
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ParleyStoreTests",
-            dependencies: ["ParleyStore", "ParleyStoreSQLite"],
+            dependencies: ["ParleyStore", "ParleyStoreSQLite", "ParleyStorePostgres", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -142,6 +156,7 @@ let package = Package(
             dependencies: [
                 "ParleyServer",
                 "ParleyStoreSQLite",
+                "ParleyTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],

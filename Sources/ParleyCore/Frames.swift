@@ -117,6 +117,8 @@ public enum CloseCode: Int, Sendable, CaseIterable {
     case slowConsumer = 4003
     /// Nothing was received within the heartbeat timeout.
     case heartbeatTimeout = 4004
+    /// The server node may have missed real-time changes; reconnect (to any node) and sync.
+    case resyncRequired = 4005
 }
 
 extension ParleyError {

@@ -5,6 +5,7 @@ import HummingbirdWebSocket
 import Logging
 import ParleyCore
 import ParleyStore
+import ParleyStorePostgres
 import ParleyStoreSQLite
 import ServiceLifecycle
 
@@ -14,7 +15,12 @@ import ServiceLifecycle
 public func buildApplication(
     _ configuration: ServerConfiguration, clock: WallClock = .system, logger: Logger = Logger(label: "parley")
 ) async throws -> some ApplicationProtocol {
-    let store = try SQLiteStore(directory: configuration.dataDirectory, durability: configuration.durability)
+    let store: any ParleyStore
+    if let url = configuration.databaseURL {
+        store = try await PostgresStore.connect(url: url, schema: configuration.databaseSchema, logger: logger)
+    } else {
+        store = try SQLiteStore(directory: configuration.dataDirectory, durability: configuration.durability)
+    }
     let parts = ServerParts(store: store, configuration: configuration, clock: clock, logger: logger)
 
     let router = Router(context: ParleyRequestContext.self)

@@ -7,6 +7,11 @@ public struct ServerConfiguration: Sendable {
     public var port = 8080
     /// Where the SQLite database lives.
     public var dataDirectory = "./parley-data"
+    /// A PostgreSQL URL (`postgres://user@host:5432/db`); when set, it is the store instead of
+    /// SQLite, and several nodes may share it.
+    public var databaseURL: String?
+    /// A PostgreSQL schema to use instead of `public` (isolates test runs in one database).
+    public var databaseSchema: String?
     public var durability = SQLiteStore.Durability.full
     /// PEM files; TLS is on when both are set.
     public var tlsCertificatePath: String?

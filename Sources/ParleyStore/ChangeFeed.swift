@@ -11,6 +11,9 @@ public enum StoreChange: Sendable {
     case read(ReadReceipt, recipients: [UserID])
     /// A session was revoked: its sockets must close.
     case sessionRevoked(SessionID)
+    /// This node may have missed changes (it lost its feed from the database): every client
+    /// connected to it must resync.
+    case resyncRequired
 }
 
 /// Delivers committed changes to subscribers, in the order the store commits them.

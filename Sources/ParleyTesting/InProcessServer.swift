@@ -31,6 +31,7 @@ public final class InProcessServer: Sendable {
         configuration.port = try port ?? freePort()
         configuration.dataDirectory = dataDirectory ?? temporaryDirectory()
         configuration.bcryptCost = 4
+        TestBackend.configure(&configuration)
         configure(&configuration)
         var logger = Logger(label: "parley-test-server")
         logger.logLevel = .critical

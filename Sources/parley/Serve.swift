@@ -19,6 +19,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Directory holding the SQLite database (PARLEY_DATA_DIR). Default ./parley-data.")
     var dataDir: String?
 
+    @Option(help: "PostgreSQL URL, e.g. postgres://parley@db:5432/parley (PARLEY_DATABASE_URL). Default: SQLite in --data-dir.")
+    var database: String?
+
     @Option(help: "Commit durability, full or normal (PARLEY_SYNC). Default full: fsync on every commit.")
     var sync: String?
 
@@ -44,6 +47,7 @@ struct Serve: AsyncParsableCommand {
             configuration.port = port
         }
         if let dataDir = setting(dataDir, "PARLEY_DATA_DIR") { configuration.dataDirectory = dataDir }
+        configuration.databaseURL = setting(database, "PARLEY_DATABASE_URL")
         if let sync = setting(sync, "PARLEY_SYNC") {
             guard let durability = SQLiteStore.Durability(rawValue: sync) else {
                 throw ValidationError("--sync must be 'full' or 'normal', not '\(sync)'.")
@@ -75,7 +79,8 @@ struct Serve: AsyncParsableCommand {
             "Starting Parley",
             metadata: [
                 "address": "\(configuration.usesTLS ? "https" : "http")://\(configuration.host):\(configuration.port)",
-                "data": "\(configuration.dataDirectory)", "sync": "\(configuration.durability.rawValue)",
+                "storage": "\(configuration.databaseURL == nil ? "sqlite:" + configuration.dataDirectory : "postgres")",
+                "sync": "\(configuration.durability.rawValue)",
             ])
         let app = try await buildApplication(configuration, logger: logger)
         try await app.runService()

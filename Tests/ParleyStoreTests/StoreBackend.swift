@@ -1,5 +1,7 @@
 import Foundation
 import ParleyStore
+import Logging
+import ParleyStorePostgres
 import ParleyStoreSQLite
 import Testing
 
@@ -16,7 +18,19 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
         return try SQLiteStore(directory: directory.path)
     }
 
-    /// The backends available in this environment.
-    static var available: [StoreBackend] { [.sqlite] }
+    /// PostgreSQL at `PARLEY_TEST_POSTGRES_URL`, each store in a fresh schema.
+    static let postgres = StoreBackend(name: "PostgreSQL") {
+        var logger = Logger(label: "parley-store-test")
+        logger.logLevel = .critical
+        let schema = "c_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
+        return try await PostgresStore.connect(url: ProcessInfo.processInfo.environment["PARLEY_TEST_POSTGRES_URL"]!, schema: schema, logger: logger)
+    }
+
+    /// The backends available in this environment. PostgreSQL joins when
+    /// `PARLEY_TEST_POSTGRES_URL` is set (CI sets it); without it the PostgreSQL cases are not
+    /// generated, and `postgresSkipNotice` says so.
+    static var available: [StoreBackend] {
+        ProcessInfo.processInfo.environment["PARLEY_TEST_POSTGRES_URL"] == nil ? [.sqlite] : [.sqlite, .postgres]
+    }
 }
 

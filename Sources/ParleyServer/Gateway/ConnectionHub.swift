@@ -82,6 +82,11 @@ final class ConnectionHub: Service, Sendable {
                 (registry.bySession[sessionId] ?? []).compactMap { registry.connections[$0] }
             }
             for connection in connections { connection.queue.close(.sessionRevoked, reason: "Session revoked.") }
+        case .resyncRequired:
+            let connections = registry.withLock { Array($0.connections.values) }
+            for connection in connections {
+                connection.queue.close(.resyncRequired, reason: "This node may have missed changes; reconnect and sync.")
+            }
         }
     }
 

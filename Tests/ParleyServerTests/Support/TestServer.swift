@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Logging
 import ParleyCore
 import ParleyServer
+import ParleyTesting
 
 /// Runs the real Parley application in-process on a free loopback port for the duration of
 /// `body`, with a fresh data directory unless one is given (to test restarts).
@@ -16,6 +17,7 @@ func withServer<Value: Sendable>(
     configuration.dataDirectory = dataDirectory ?? makeTemporaryDirectory()
     configuration.port = 0
     configuration.bcryptCost = 4
+    TestBackend.configure(&configuration)
     configure(&configuration)
     var logger = Logger(label: "parley-test")
     logger.logLevel = ProcessInfo.processInfo.environment["PARLEY_TEST_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .critical

@@ -1,0 +1,59 @@
+/// The PostgreSQL schema, by numbered migrations applied under an advisory lock so that
+/// several nodes starting at once apply each exactly once. Same invariants as SQLite's.
+enum PostgresSchema {
+    /// Advisory lock ids (arbitrary, fixed).
+    static let migrationLock: Int64 = 7_411_001
+    static let writeLock: Int64 = 7_411_002
+
+    static let migrations: [(version: Int, sql: [String])] = [
+        (
+            1,
+            [
+                "CREATE TABLE counters (name TEXT PRIMARY KEY, value BIGINT NOT NULL)",
+                "INSERT INTO counters (name, value) VALUES ('change_version', 0)",
+                """
+                CREATE TABLE users (
+                    id BIGSERIAL PRIMARY KEY, username TEXT NOT NULL, username_key TEXT NOT NULL UNIQUE,
+                    email TEXT UNIQUE, phone TEXT UNIQUE, password_hash TEXT NOT NULL, nickname TEXT NOT NULL,
+                    signature TEXT NOT NULL DEFAULT '', event_seq BIGINT NOT NULL DEFAULT 0, created_at BIGINT NOT NULL)
+                """,
+                """
+                CREATE TABLE sessions (
+                    id BIGSERIAL PRIMARY KEY, user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    device TEXT NOT NULL, ip TEXT NOT NULL, created_at BIGINT NOT NULL, last_used_at BIGINT NOT NULL,
+                    revoked_at BIGINT, access_hash TEXT NOT NULL UNIQUE, access_expires_at BIGINT NOT NULL,
+                    refresh_hash TEXT NOT NULL UNIQUE, refresh_expires_at BIGINT NOT NULL)
+                """,
+                "CREATE INDEX sessions_by_user ON sessions(user_id)",
+                """
+                CREATE TABLE conversations (
+                    id BIGSERIAL PRIMARY KEY, kind TEXT NOT NULL CHECK (kind IN ('direct', 'group')), name TEXT,
+                    direct_key TEXT UNIQUE, max_seq BIGINT NOT NULL DEFAULT 0 CHECK (max_seq >= 0),
+                    member_count BIGINT NOT NULL DEFAULT 0, version BIGINT NOT NULL, created_at BIGINT NOT NULL,
+                    last_activity_at BIGINT NOT NULL, CHECK ((kind = 'direct') = (direct_key IS NOT NULL)))
+                """,
+                """
+                CREATE TABLE members (
+                    conversation_id BIGINT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    role TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'member')),
+                    read_seq BIGINT NOT NULL DEFAULT 0 CHECK (read_seq >= 0), version BIGINT NOT NULL,
+                    joined_at BIGINT NOT NULL, PRIMARY KEY (conversation_id, user_id))
+                """,
+                "CREATE INDEX members_by_user ON members(user_id)",
+                """
+                CREATE TABLE messages (
+                    id BIGSERIAL PRIMARY KEY, conversation_id BIGINT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    seq BIGINT NOT NULL CHECK (seq >= 1), sender_id BIGINT NOT NULL REFERENCES users(id),
+                    client_msg_id TEXT NOT NULL, kind TEXT NOT NULL, content TEXT NOT NULL, sent_at BIGINT NOT NULL,
+                    UNIQUE (conversation_id, seq), UNIQUE (sender_id, client_msg_id))
+                """,
+                """
+                CREATE TABLE user_events (
+                    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE, seq BIGINT NOT NULL CHECK (seq >= 1),
+                    body TEXT NOT NULL, PRIMARY KEY (user_id, seq))
+                """,
+            ]
+        )
+    ]
+}

@@ -1,0 +1,238 @@
+import Foundation
+import Logging
+import ParleyCore
+import ParleyStore
+import PostgresNIO
+import Synchronization
+
+/// The scale-out backend: several stateless server nodes on one PostgreSQL.
+///
+/// Writes that move a seq or a change version take one transaction-scoped advisory lock, so
+/// they commit in version order as SQLite's single writer does: seqs stay dense and cursors
+/// exact whichever node writes, and no two writes can deadlock. Each write transaction
+/// sends a NOTIFY (ids only, well under the 8,000-byte limit) that PostgreSQL delivers at
+/// commit, in commit order, to every node; each node's listener fetches what the ids name
+/// and publishes it on its ``changes`` feed, its own commits included, so every node fans out
+/// in the same order. When a node loses its LISTEN connection it publishes
+/// ``StoreChange/resyncRequired`` after reconnecting, so its clients resync.
+public final class PostgresStore: ParleyStore {
+    public let changes = ChangeFeed()
+    let client: PostgresClient
+    let logger: Logger
+    /// The NOTIFY channel; per schema, so isolated test schemas do not hear each other.
+    let channel: String
+    /// Identifies this node in notifications, so only it skips the sending socket.
+    let nodeID = UUID().uuidString
+    private let connectionConfiguration: PostgresConnection.Configuration
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let listening = Mutex<(ready: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    private init(client: PostgresClient, connection: PostgresConnection.Configuration, schema: String?, logger: Logger) {
+        self.client = client
+        self.connectionConfiguration = connection
+        self.logger = logger
+        self.channel = "parley_changes_\(schema ?? "public")"
+    }
+
+    /// Connects to `url` (`postgres://user[:password]@host[:port]/database`), applies
+    /// migrations, and starts listening. `schema` isolates one store inside a database.
+    public static func connect(url: String, schema: String? = nil, logger: Logger) async throws -> PostgresStore {
+        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
+            let host = components.host, let user = components.user
+        else {
+            throw ParleyError(.invalidField, "The database URL must look like postgres://user@host:5432/database.")
+        }
+        let database = String(components.path.dropFirst())
+        var clientConfiguration = PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: user, password: components.password,
+            database: database.isEmpty ? nil : database, tls: .disable)
+        clientConfiguration.options.maximumConnections = 16
+        var connection = PostgresConnection.Configuration(
+            host: host, port: components.port ?? 5432, username: user, password: components.password,
+            database: database.isEmpty ? nil : database, tls: .disable)
+        if let schema {
+            guard schema.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+                throw ParleyError(.invalidField, "Schema names may contain letters, digits and '_' only.")
+            }
+            clientConfiguration.options.additionalStartupParameters = [("search_path", schema)]
+            connection.options.additionalStartupParameters = [("search_path", schema)]
+        }
+        let store = PostgresStore(
+            client: PostgresClient(configuration: clientConfiguration, backgroundLogger: logger), connection: connection,
+            schema: schema, logger: logger)
+        store.spawn { await store.client.run() }
+        try await store.migrate(schema: schema)
+        store.spawn { await store.listen() }
+        await store.waitUntilListening()
+        return store
+    }
+
+    public func checkReady() async throws {
+        _ = try await client.withConnection { try await $0.scalar(Int64.self, "SELECT 1", logger: logger) }
+    }
+
+    public func close() async throws {
+        for task in tasks.withLock({ $0 }) { task.cancel() }
+    }
+
+    private func spawn(_ work: @escaping @Sendable () async -> Void) {
+        let task = Task { await work() }
+        tasks.withLock { $0.append(task) }
+    }
+
+    // MARK: Migrations
+
+    private func migrate(schema: String?) async throws {
+        try await client.withConnection { connection in
+            try await connection.rows("SELECT pg_advisory_lock($1)", [.int(PostgresSchema.migrationLock)], logger: logger)
+            do {
+                if let schema { try await connection.rows("CREATE SCHEMA IF NOT EXISTS \(schema)", logger: logger) }
+                try await connection.rows(
+                    "CREATE TABLE IF NOT EXISTS parley_migrations (version INT PRIMARY KEY)", logger: logger)
+                let applied = Set(
+                    try await connection.rows("SELECT version FROM parley_migrations", logger: logger)
+                        .map { try $0[0].decode(Int.self) })
+                for migration in PostgresSchema.migrations where !applied.contains(migration.version) {
+                    try await connection.withTransaction(logger: logger) { transaction in
+                        for statement in migration.sql { try await transaction.rows(statement, logger: self.logger) }
+                        try await transaction.rows(
+                            "INSERT INTO parley_migrations (version) VALUES ($1)", [.int(Int64(migration.version))],
+                            logger: self.logger)
+                    }
+                }
+            } catch {
+                try? await connection.rows("SELECT pg_advisory_unlock($1)", [.int(PostgresSchema.migrationLock)], logger: logger)
+                throw error
+            }
+            try await connection.rows("SELECT pg_advisory_unlock($1)", [.int(PostgresSchema.migrationLock)], logger: logger)
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Runs a versioned write: serialised by the advisory lock, its notifications sent in the
+    /// same transaction (delivered at commit).
+    func write<T: Sendable>(_ body: @Sendable (PostgresConnection, Notifications) async throws -> T) async throws -> T {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                try await connection.rows("SELECT pg_advisory_xact_lock($1)", [.int(PostgresSchema.writeLock)], logger: self.logger)
+                let notifications = Notifications()
+                let value = try await body(connection, notifications)
+                for payload in notifications.payloads {
+                    try await connection.rows("SELECT pg_notify($1, $2)", [.text(self.channel), .text(payload)], logger: self.logger)
+                }
+                return value
+            }
+        } catch let error as PostgresTransactionError {
+            throw Self.domainError(error.closureError ?? error.commitError ?? error)
+        } catch {
+            throw Self.domainError(error)
+        }
+    }
+
+    /// Runs reads on one connection in one transaction (one snapshot under REPEATABLE READ).
+    func read<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                try await connection.rows("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: self.logger)
+                return try await body(connection)
+            }
+        } catch let error as PostgresTransactionError {
+            throw Self.domainError(error.closureError ?? error.commitError ?? error)
+        }
+    }
+
+    /// Runs one unversioned statement group (accounts, sessions) without the write lock.
+    func plain<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withConnection { try await body($0) }
+        } catch {
+            throw Self.domainError(error)
+        }
+    }
+
+    /// Maps unique violations to the errors callers expect; passes others through.
+    static func domainError(_ error: any Error) -> any Error {
+        guard let psql = error as? PSQLError, psql.serverInfo?[.sqlState] == "23505" else { return error }
+        let constraint = psql.serverInfo?[.constraintName] ?? ""
+        if constraint.contains("email") { return ParleyError(.emailTaken, "That email address is already registered.") }
+        if constraint.contains("phone") { return ParleyError(.phoneTaken, "That phone number is already registered.") }
+        if constraint.contains("username") { return ParleyError(.usernameTaken, "That username is taken.") }
+        return error
+    }
+
+    /// Allocates the next change version (under the write lock, so versions commit in order).
+    func nextVersion(_ connection: PostgresConnection) async throws -> Int64 {
+        try await connection.scalar(
+            Int64.self, "UPDATE counters SET value = value + 1 WHERE name = 'change_version' RETURNING value",
+            logger: logger)!
+    }
+
+    // MARK: Listening
+
+    private func waitUntilListening() async {
+        await withCheckedContinuation { continuation in
+            let ready = listening.withLock { state -> Bool in
+                if state.ready { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    private func markListening() {
+        let waiters = listening.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.ready = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Keeps a LISTEN connection open; after losing one, tells this node's clients to resync.
+    private func listen() async {
+        var reconnecting = false
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: connectionConfiguration, id: 1, logger: logger)
+                defer { Task { try? await connection.close() } }
+                try await connection.listen(on: channel) { notifications in
+                    if reconnecting { changes.publish(.resyncRequired) }
+                    markListening()
+                    for try await notification in notifications {
+                        await deliver(notification.payload)
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("LISTEN connection lost; clients will resync", metadata: ["error": "\(error)"])
+            }
+            reconnecting = true
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+    }
+}
+
+/// The NOTIFY payloads a write transaction collects (used by one task at a time).
+final class Notifications: @unchecked Sendable {
+    private(set) var payloads: [String] = []
+
+    func add(_ note: ChangeNote) {
+        if let data = try? JSONEncoder().encode(note) { payloads.append(String(decoding: data, as: UTF8.self)) }
+    }
+}
+
+/// What a NOTIFY carries: ids only, so any payload fits PostgreSQL's 8,000-byte limit.
+struct ChangeNote: Codable, Sendable {
+    /// A new message's id, and the sending connection as `node/tag`.
+    var message: Int64?
+    var origin: String?
+    /// `[userId, eventSeq]` pairs (at most 200 per note).
+    var events: [[Int64]]?
+    /// `[conversationId, userId, seq]` of a moved read watermark.
+    var read: [Int64]?
+    /// A revoked session.
+    var session: Int64?
+}
