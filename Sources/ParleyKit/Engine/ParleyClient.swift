@@ -101,6 +101,9 @@ public actor ParleyClient {
         try store.setValue(try JSONText.encode(session), for: Self.sessionKey)
     }
 
+    /// The current access token, for tests that talk to the server directly.
+    public func accessTokenForTesting() async -> String? { await accessToken() }
+
     /// A valid access token, refreshed first when it is about to expire.
     func accessToken() async -> String? {
         guard let session else { return nil }
