@@ -20,8 +20,11 @@ struct MultiNodeTests {
     @Test func threeNodesDeliverEverythingOnceInOrderAndSurviveANodeStopping() async throws {
         let perClient = 150
         let schema = Self.freshSchema()
-        var nodes: [InProcessServer] = []
-        for _ in 0..<3 { nodes.append(try await Self.node(schema: schema)) }
+        // Started together: each applies migrations under the advisory lock, once.
+        async let first = Self.node(schema: schema)
+        async let second = Self.node(schema: schema)
+        async let third = Self.node(schema: schema)
+        let nodes = try await [first, second, third]
         let names = ["ann", "bob", "cyd", "dia", "eda", "flo"]
         var proxies: [ChaosProxy] = []
         var clients: [ParleyClient] = []
@@ -82,6 +85,28 @@ struct MultiNodeTests {
         for client in clients { await client.disconnect() }
         for proxy in proxies { await proxy.stop() }
         for index in [0, 2] { await nodes[index].stop() }
+    }
+
+    @Test func theSameClientMessageIDSentToTwoNodesMakesOneMessage() async throws {
+        let schema = Self.freshSchema()
+        let east = try await Self.node(schema: schema)
+        let west = try await Self.node(schema: schema)
+        let viaEast = try makeClient(east.url)
+        let viaWest = try makeClient(west.url)
+        try await signUp(viaEast, "alice")
+        try await viaWest.login("alice", password: "Passw0rd!")
+        let bob = try makeClient(west.url)
+        try await signUp(bob, "bob")
+        let direct = try await viaEast.openDirect(withUsername: "bob").id
+        let request = SendMessageRequest.text("once, whichever node", to: direct, clientMsgId: "cross-node-1")
+        async let fromEast: SendMessageResponse = viaEast.http(.sendMessage, body: request)
+        async let fromWest: SendMessageResponse = viaWest.http(.sendMessage, body: request)
+        let answers = try await [fromEast, fromWest]
+        #expect(answers[0].message == answers[1].message)
+        #expect(answers.filter(\.duplicate).count == 1)
+        #expect(try await serverHistory(direct, via: bob).map(\.clientMsgId) == ["cross-node-1"])
+        await east.stop()
+        await west.stop()
     }
 
     @Test func aNodeThatLosesItsListenConnectionTellsItsClientsToResync() async throws {
