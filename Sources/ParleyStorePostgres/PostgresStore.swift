@@ -101,7 +101,7 @@ public final class PostgresStore: ParleyStore {
                     }
                 }
             } catch {
-                try? await connection.rows("SELECT pg_advisory_unlock($1)", [.int(PostgresSchema.migrationLock)], logger: logger)
+                _ = try? await connection.rows("SELECT pg_advisory_unlock($1)", [.int(PostgresSchema.migrationLock)], logger: logger)
                 throw error
             }
             try await connection.rows("SELECT pg_advisory_unlock($1)", [.int(PostgresSchema.migrationLock)], logger: logger)
