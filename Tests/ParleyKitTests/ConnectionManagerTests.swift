@@ -151,6 +151,7 @@ import Testing
         let id = try JSONDecoder().decode(Frame<SyncRequest>.self, from: Data(request.utf8)).id!
         socket.serverSends(#"{"type":"result","id":"\#(id)","payload":{"conversations":[],"events":[],"cursor":"c1.0.0","hasMore":false}}"#)
         #expect(try await answer.cursor == "c1.0.0")
+        try await eventually("an answered request leaves no timeout timer behind, only the heartbeat") { time.sleeperCount == 1 }
 
         let failed = Task { () -> SyncResponse in try await manager.call(.sync, SyncRequest()) }
         try await eventually { socket.sent.filter { $0.contains("\"sync\"") }.count == 2 }

@@ -24,6 +24,7 @@ public actor ConnectionManager {
     private var connectTimer: Task<Void, Never>?
     private var reconnectTimer: Task<Void, Never>?
     private var pending: [String: CheckedContinuation<IncomingFrame, any Error>] = [:]
+    private var timeouts: [String: Task<Void, Never>] = [:]
     private var nextRequestID = 1
     private var observers: [Int: AsyncStream<ConnectionStatus>.Continuation] = [:]
     private var nextObserverID = 0
@@ -97,8 +98,8 @@ public actor ConnectionManager {
                     self.finishRequest(id, with: .failure(TransportError(.unreachable, "Send failed: \(error)")))
                 }
             }
-            Task {
-                try? await time.sleep(timeout)
+            timeouts[id] = Task {
+                do { try await time.sleep(timeout) } catch { return }
                 self.finishRequest(id, with: .failure(TransportError(.timedOut, "No answer within \(timeout).")))
             }
         }
@@ -112,12 +113,15 @@ public actor ConnectionManager {
     }
 
     private func finishRequest(_ id: String, with result: Result<IncomingFrame, any Error>) {
+        timeouts.removeValue(forKey: id)?.cancel()
         pending.removeValue(forKey: id)?.resume(with: result)
     }
 
     private func failAllRequests(_ reason: String) {
         let waiting = pending
         pending = [:]
+        for timeout in timeouts.values { timeout.cancel() }
+        timeouts = [:]
         for continuation in waiting.values { continuation.resume(throwing: TransportError(.unreachable, reason)) }
     }
 
