@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         // Wire protocol and domain rules shared by the server and every client. No I/O.
@@ -122,6 +123,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `parley bench`: load scenarios against a running server, with HdrHistogram percentiles.
+        .target(
+            name: "ParleyBench",
+            dependencies: [
+                "ParleyCore", "ParleyKit", "ParleyKitTransport",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "parley",
             dependencies: [
@@ -129,6 +139,7 @@ let package = Package(
                 "ParleyStoreSQLite",
                 "ParleyKit",
                 "ParleyKitTransport",
+                "ParleyBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -144,6 +155,11 @@ let package = Package(
         .testTarget(
             name: "ParleyKitTests",
             dependencies: ["ParleyKit", "ParleyKitTransport", "ParleyTesting", "ParleyCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ParleyBenchTests",
+            dependencies: ["ParleyBench", "ParleyTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

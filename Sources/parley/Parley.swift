@@ -8,6 +8,6 @@ struct Parley: AsyncParsableCommand {
         abstract: "Parley: a self-hostable instant-messaging server and client.",
         subcommands: [
             Serve.self, Register.self, Login.self, Logout.self, WhoAmI.self, Conversations.self, History.self, Send.self,
-            Group.self, Chat.self,
+            Group.self, Chat.self, Bench.self,
         ])
 }

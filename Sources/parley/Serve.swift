@@ -34,6 +34,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds without any frame before a socket is closed (PARLEY_HEARTBEAT_TIMEOUT). Default 60.")
     var heartbeatTimeout: Int?
 
+    @Option(help: "bcrypt work factor 4-16 (PARLEY_BCRYPT_COST). Default 12; lower only for load tests with many users.")
+    var bcryptCost: Int?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error (PARLEY_LOG_LEVEL). Default info.")
     var logLevel: String?
 
@@ -63,6 +66,9 @@ struct Serve: AsyncParsableCommand {
             .map({ try Self.integer($0, "heartbeat timeout", 2...3600) })
         {
             configuration.heartbeatTimeout = .seconds(seconds)
+        }
+        if let cost = try setting(bcryptCost.map(String.init), "PARLEY_BCRYPT_COST").map({ try Self.integer($0, "bcrypt cost", 4...16) }) {
+            configuration.bcryptCost = UInt8(cost)
         }
         let levelName = setting(logLevel, "PARLEY_LOG_LEVEL") ?? "info"
         guard let level = Logger.Level(rawValue: levelName) else {

@@ -1,0 +1,137 @@
+import Foundation
+import ParleyCore
+import ParleyKit
+import ParleyKitTransport
+import Synchronization
+
+/// A user the bench created, with a session token.
+struct BenchAccount: Sendable {
+    let id: UserID
+    let username: String
+    let token: String
+}
+
+/// The bench's side of the server: accounts and conversations over HTTP, sockets over the
+/// real WebSocket protocol (the SDK's transports, not its engine, so the engine's work is
+/// not measured).
+struct BenchClient: Sendable {
+    let api: APIClient
+    let runID: String
+
+    init(server: String, seed: UInt64) {
+        api = APIClient(baseURL: server, http: AsyncHTTPTransport(timeout: .seconds(60)))
+        runID = "b\(seed % 1000)x\(UInt32.random(in: 0..<UInt32.max) % 100_000)"
+    }
+
+    /// Registers and logs in `count` users, eight at a time (bcrypt makes each take a while).
+    func createUsers(_ count: Int, role: String) async throws -> [BenchAccount] {
+        try await withThrowingTaskGroup(of: (Int, BenchAccount).self) { group in
+            var accounts = [BenchAccount?](repeating: nil, count: count)
+            var next = 0
+            func add() {
+                let index = next
+                next += 1
+                group.addTask {
+                    let name = "\(runID)\(role)\(index)"
+                    _ = try await api.call(.register, body: RegisterRequest(username: name, password: "Bench-pass-1"), as: Account.self)
+                    let tokens: TokenResponse = try await api.call(.login, body: LoginRequest(login: name, password: "Bench-pass-1", device: "bench"))
+                    return (index, BenchAccount(id: tokens.account.user.id, username: name, token: tokens.accessToken))
+                }
+            }
+            for _ in 0..<min(8, count) { add() }
+            while let (index, account) = try await group.next() {
+                accounts[index] = account
+                if next < count { add() }
+            }
+            return accounts.compactMap { $0 }
+        }
+    }
+
+    func openDirect(_ account: BenchAccount, with peer: BenchAccount) async throws -> ConversationID {
+        let detail: ConversationDetail = try await api.call(.openDirect, body: OpenDirectRequest(userId: peer.id), token: account.token)
+        return detail.conversation.id
+    }
+
+    func createGroup(owner: BenchAccount, members: [BenchAccount]) async throws -> ConversationID {
+        let detail: ConversationDetail = try await api.call(
+            .createGroup, body: CreateGroupRequest(name: "bench", memberIds: members.map(\.id)), token: owner.token)
+        return detail.conversation.id
+    }
+}
+
+/// One authenticated socket. Pushed messages go to `onMessage` with their arrival time;
+/// sends do not wait for their acknowledgement (the load is open-loop).
+final class BenchSocket: Sendable {
+    private let socket: any RealtimeSocket
+    private let acknowledged = Atomic<Int>(0)
+    private let failed = Atomic<Int>(0)
+    private let reader = Mutex<Task<Void, Never>?>(nil)
+
+    private init(socket: any RealtimeSocket) { self.socket = socket }
+
+    static func open(
+        _ client: BenchClient, token: String, clock: BenchClock,
+        onMessage: @escaping @Sendable (Message, Duration) -> Void = { _, _ in }
+    ) async throws -> BenchSocket {
+        let socket = try await NIOWebSocketTransport().open(url: client.api.webSocketURL)
+        let bench = BenchSocket(socket: socket)
+        let ready = AsyncStream<Bool>.makeStream()
+        let task = Task {
+            var announced = false
+            for await event in socket.events {
+                guard case .text(let text) = event else { break }
+                if text.hasPrefix(#"{"type":"message""#) || text.contains(#""type":"message""#) {
+                    let now = clock.elapsed
+                    if let frame = IncomingFrame(text: text), let message = try? frame.payload(Message.self) {
+                        onMessage(message, now)
+                    }
+                } else if text.contains(#""type":"result""#) {
+                    bench.acknowledged.add(1, ordering: .relaxed)
+                } else if text.contains(#""type":"error""#) {
+                    bench.failed.add(1, ordering: .relaxed)
+                    if !announced { ready.continuation.yield(false) }
+                } else if !announced, text.contains(#""type":"ready""#) {
+                    announced = true
+                    ready.continuation.yield(true)
+                }
+            }
+            ready.continuation.finish()
+        }
+        bench.reader.withLock { $0 = task }
+        try await socket.send(String(decoding: try JSONEncoder().encode(Frame(ClientFrameType.auth, id: "a", payload: AuthPayload(token: token))), as: UTF8.self))
+        var iterator = ready.stream.makeAsyncIterator()
+        guard await iterator.next() == true else { throw ParleyError(.invalidToken, "The bench socket was not accepted.") }
+        return bench
+    }
+
+    /// Sends a request frame without waiting for its answer.
+    func send<Payload: Codable & Sendable>(_ type: ClientFrameType, _ payload: Payload, id: String) async throws {
+        try await socket.send(String(decoding: try JSONEncoder().encode(Frame(type, id: id, payload: payload)), as: UTF8.self))
+    }
+
+    /// Sends a request and waits for its answer's arrival (any frame with the id is not
+    /// tracked here; callers that need answers use HTTP).
+    var acknowledgements: Int { acknowledged.load(ordering: .relaxed) }
+    var errors: Int { failed.load(ordering: .relaxed) }
+
+    func close() async {
+        await socket.close()
+        reader.withLock { $0 }?.cancel()
+    }
+}
+
+/// Time since the run started, shared by senders (scheduled times) and receivers.
+struct BenchClock: Sendable {
+    let origin = ContinuousClock.now
+    var elapsed: Duration { ContinuousClock.now - origin }
+
+    /// Sleeps until `offset` after the origin.
+    func sleep(until offset: Duration) async throws {
+        try await Task.sleep(until: origin + offset, clock: .continuous)
+    }
+}
+
+extension Duration {
+    var microseconds: Int64 { components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000 }
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

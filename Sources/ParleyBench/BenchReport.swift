@@ -1,0 +1,49 @@
+import Foundation
+
+/// The outcome of one scenario, printed as a table or as JSON (`--json`) for comparisons.
+public struct BenchReport: Codable, Sendable {
+    public var scenario: String
+    public var parameters: [String: String] = [:]
+    /// Messages (or logins, connections) attempted and delivered.
+    public var sent = 0
+    public var expectedDeliveries = 0
+    public var deliveries = 0
+    public var lost = 0
+    public var duplicates = 0
+    public var outOfOrder = 0
+    public var durationSeconds = 0.0
+    /// Deliveries (or operations) per second over the run.
+    public var throughput = 0.0
+    /// Latency percentiles in milliseconds.
+    public var latencyMs: [String: Double] = [:]
+    /// Further figures specific to the scenario.
+    public var figures: [String: Double] = [:]
+
+    public init(scenario: String) { self.scenario = scenario }
+
+    /// Whether every message arrived exactly once and in order.
+    public var exactlyOnceInOrder: Bool { lost == 0 && duplicates == 0 && outOfOrder == 0 }
+
+    public var table: String {
+        var lines = ["scenario \(scenario)  " + parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")]
+        func row(_ name: String, _ value: String) { lines.append("  " + name.padding(toLength: 34, withPad: " ", startingAt: 0) + value) }
+        row("sent", "\(sent)")
+        if expectedDeliveries > 0 {
+            row("deliveries (expected)", "\(deliveries) (\(expectedDeliveries))")
+            row("lost / duplicates / out of order", "\(lost) / \(duplicates) / \(outOfOrder)")
+        }
+        row("duration", String(format: "%.2f s", durationSeconds))
+        row("throughput", String(format: "%.0f /s", throughput))
+        for key in ["p50", "p90", "p99", "p99.9", "max"] where latencyMs[key] != nil {
+            row("latency \(key)", String(format: "%.2f ms", latencyMs[key]!))
+        }
+        for (key, value) in figures.sorted(by: { $0.key < $1.key }) { row(key, String(format: "%.2f", value)) }
+        return lines.joined(separator: "\n")
+    }
+
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+    }
+}

@@ -1,0 +1,62 @@
+import ParleyCore
+import Synchronization
+
+/// Checks what recipients receive: every message once and in seq order per conversation,
+/// and how long after its scheduled send time it arrived (to every recipient, and to the
+/// last recipient of each message).
+final class DeliveryTracker: Sendable {
+    private struct State {
+        var lastSeq: [String: Int64] = [:]
+        var seen: Set<String> = []
+        var received = 0
+        var duplicates = 0
+        var outOfOrder = 0
+        var pendingRecipients: [String: Int] = [:]
+    }
+
+    let expectedRecipients: Int
+    let latency = LatencyRecorder()
+    let lastRecipientLatency = LatencyRecorder()
+    private let state = Mutex(State())
+
+    init(expectedRecipients: Int) { self.expectedRecipients = expectedRecipients }
+
+    /// Records that `recipient` received `message` at `arrival` (time since the run began).
+    func record(recipient: Int, message: Message, arrival: Duration) {
+        guard let scheduled = message.content.objectValue?["t"]?.numberValue else { return }
+        let microseconds = arrival.microseconds - Int64(scheduled)
+        let stream = "\(recipient)/\(message.conversationId)"
+        let delivery = "\(stream)/\(message.seq)"
+        let messageKey = "\(message.conversationId)/\(message.seq)"
+        let isLast = state.withLock { state -> Bool? in
+            guard state.seen.insert(delivery).inserted else {
+                state.duplicates += 1
+                return nil
+            }
+            state.received += 1
+            if let last = state.lastSeq[stream], message.seq < last { state.outOfOrder += 1 }
+            state.lastSeq[stream] = max(state.lastSeq[stream] ?? 0, message.seq)
+            let remaining = (state.pendingRecipients[messageKey] ?? expectedRecipients) - 1
+            state.pendingRecipients[messageKey] = remaining == 0 ? nil : remaining
+            return remaining == 0
+        }
+        guard let isLast else { return }
+        latency.record(microseconds: microseconds)
+        if isLast { lastRecipientLatency.record(microseconds: microseconds) }
+    }
+
+    var received: Int { state.withLock { $0.received } }
+
+    /// Fills the delivery figures of `report` for `sent` messages.
+    func fill(_ report: inout BenchReport, sent: Int) {
+        state.withLock { state in
+            report.sent = sent
+            report.expectedDeliveries = sent * expectedRecipients
+            report.deliveries = state.received
+            report.lost = max(0, report.expectedDeliveries - state.received)
+            report.duplicates = state.duplicates
+            report.outOfOrder = state.outOfOrder
+        }
+        report.latencyMs = latency.percentilesMs
+    }
+}

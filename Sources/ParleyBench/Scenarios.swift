@@ -1,0 +1,223 @@
+import Foundation
+import ParleyCore
+import ParleyKit
+
+/// What `parley bench` can be told.
+public struct BenchOptions: Sendable {
+    public var server = "http://127.0.0.1:8080"
+    public var users = 10
+    public var rate = 1000.0
+    public var duration = 10.0
+    public var messageSize = 100
+    public var groupSize = 50
+    public var messages = 10_000
+    public var connections = 1000
+    public var p99BoundMs = 50.0
+    public var seed: UInt64 = 1
+    public var serverPID: Int32?
+
+    public init() {}
+}
+
+/// The load scenarios. Each drives a running server over its real protocol from this
+/// process and returns what it measured.
+public enum BenchScenario: String, CaseIterable, Sendable {
+    case idle, direct, ramp, group, catchup, login
+
+    public func run(_ options: BenchOptions) async throws -> [BenchReport] {
+        let client = BenchClient(server: options.server, seed: options.seed)
+        let server = options.serverPID.map(ServerProcess.init)
+        switch self {
+        case .direct: return [try await Self.direct(options, client, server)]
+        case .ramp: return try await Self.ramp(options, client, server)
+        case .group: return [try await Self.group(options, client, server)]
+        case .idle: return [try await Self.idle(options, client, server)]
+        case .catchup: return [try await Self.catchup(options, client, server)]
+        case .login: return [try await Self.login(options, client, server)]
+        }
+    }
+
+    // MARK: Direct and ramp
+
+    /// Pairs of users, one direct conversation each, both online; messages at a fixed
+    /// aggregate rate, spread over the pairs; latency from each message's scheduled send time.
+    static func direct(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws -> BenchReport {
+        let setup = try await DirectSetup.make(options, client)
+        let report = try await setup.run(rate: options.rate, duration: options.duration, options: options, server: server, round: 0)
+        await setup.close()
+        return report
+    }
+
+    /// The direct scenario at rising rates (×1.5 per step) until p99 passes the bound or a
+    /// message is lost; reports every step and the highest rate held.
+    static func ramp(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws -> [BenchReport] {
+        let setup = try await DirectSetup.make(options, client)
+        var reports: [BenchReport] = []
+        var rate = options.rate
+        var held = 0.0
+        for round in 1...12 {
+            var report = try await setup.run(rate: rate, duration: options.duration, options: options, server: server, round: round)
+            let ok = report.exactlyOnceInOrder && (report.latencyMs["p99"] ?? .infinity) <= options.p99BoundMs
+            report.figures["held"] = ok ? 1 : 0
+            reports.append(report)
+            guard ok else { break }
+            held = rate
+            rate *= 1.5
+        }
+        await setup.close()
+        var summary = BenchReport(scenario: "ramp")
+        summary.figures["highest rate held (msg/s)"] = held
+        summary.figures["p99 bound (ms)"] = options.p99BoundMs
+        reports.append(summary)
+        return reports
+    }
+
+    // MARK: Group
+
+    /// One group of G online members; one member sends at the rate; every other member's
+    /// latency is measured, and the latency to the last of them.
+    static func group(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws -> BenchReport {
+        let members = try await client.createUsers(options.groupSize, role: "g")
+        let group = try await client.createGroup(owner: members[0], members: Array(members.dropFirst()))
+        let clock = BenchClock()
+        let tracker = DeliveryTracker(expectedRecipients: members.count - 1)
+        var sockets: [BenchSocket] = []
+        for (index, member) in members.enumerated() {
+            sockets.append(try await BenchSocket.open(client, token: member.token, clock: clock) { message, arrival in
+                if index > 0 { tracker.record(recipient: index, message: message, arrival: arrival) }
+            })
+        }
+        var report = BenchReport(scenario: "group")
+        let sent = try await Load.send(
+            rate: options.rate, duration: options.duration, size: options.messageSize, clock: clock, id: "g",
+            targets: [(sockets[0], group)], tracker: tracker, report: &report, server: server)
+        tracker.fill(&report, sent: sent)
+        report.parameters = ["rate": "\(Int(options.rate))", "members": "\(members.count)", "size": "\(options.messageSize)"]
+        let last = tracker.lastRecipientLatency.percentilesMs
+        for (key, value) in last { report.figures["last recipient \(key) (ms)"] = value }
+        report.throughput = Double(report.deliveries) / max(report.durationSeconds, 0.001)
+        report.figures["deliveries/s"] = report.throughput
+        for socket in sockets { await socket.close() }
+        return report
+    }
+
+    // MARK: Idle
+
+    /// N authenticated sockets held open: memory per connection and idle CPU of the server.
+    static func idle(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws -> BenchReport {
+        let accounts = try await client.createUsers(max(1, min(options.users, options.connections)), role: "i")
+        let clock = BenchClock()
+        let before = server?.residentKiB
+        let start = ContinuousClock.now
+        var sockets: [BenchSocket] = []
+        for index in 0..<options.connections {
+            sockets.append(try await BenchSocket.open(client, token: accounts[index % accounts.count].token, clock: clock))
+        }
+        let connectSeconds = (ContinuousClock.now - start).seconds
+        let cpuBefore = server?.cpuSeconds
+        try await Task.sleep(for: .seconds(options.duration))
+        var report = BenchReport(scenario: "idle")
+        report.parameters = ["connections": "\(options.connections)", "hold": "\(options.duration)s"]
+        report.sent = sockets.count
+        report.durationSeconds = connectSeconds
+        report.throughput = Double(sockets.count) / max(connectSeconds, 0.001)
+        if let before, let after = server?.residentKiB {
+            report.figures["server RSS before (MiB)"] = before / 1024
+            report.figures["server RSS after (MiB)"] = after / 1024
+            report.figures["memory per connection (KiB)"] = (after - before) / Double(max(1, sockets.count))
+        }
+        if let cpuBefore, let cpuAfter = server?.cpuSeconds {
+            report.figures["idle server CPU (% of one core)"] = (cpuAfter - cpuBefore) / options.duration * 100
+        }
+        for socket in sockets { await socket.close() }
+        return report
+    }
+
+    // MARK: Catch-up
+
+    /// An offline user misses M messages; measured from login until all are fetched (sync,
+    /// then history pages of 200).
+    static func catchup(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws -> BenchReport {
+        let accounts = try await client.createUsers(2, role: "c")
+        let conversation = try await client.openDirect(accounts[0], with: accounts[1])
+        let clock = BenchClock()
+        let sender = try await BenchSocket.open(client, token: accounts[0].token, clock: clock)
+        for number in 0..<options.messages {
+            try await sender.send(
+                .send, SendMessageRequest(conversationId: conversation, clientMsgId: "c\(number)", kind: .text, content: ["text": .string("missed \(number)")]),
+                id: "c\(number)")
+        }
+        let deadline = ContinuousClock.now + .seconds(300)
+        while sender.acknowledgements < options.messages, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        await sender.close()
+
+        let start = ContinuousClock.now
+        let tokens: TokenResponse = try await client.api.call(
+            .login, body: LoginRequest(login: accounts[1].username, password: "Bench-pass-1", device: "catchup"))
+        var maxSeq: Int64 = 0
+        var cursor: String?
+        repeat {
+            var query = ["limit": "500"]
+            query["cursor"] = cursor
+            let page: SyncResponse = try await client.api.call(.sync, query: query, token: tokens.accessToken)
+            maxSeq = max(maxSeq, page.conversations.first { $0.id == conversation }?.maxSeq ?? 0)
+            cursor = page.cursor
+            if !page.hasMore { break }
+        } while true
+        var seqs: [Int64] = []
+        while (seqs.last ?? 0) < maxSeq {
+            let page: HistoryPage = try await client.api.call(
+                .history, [conversation], query: ["after": "\(seqs.last ?? 0)", "limit": "200"], token: tokens.accessToken)
+            seqs += page.messages.map(\.seq)
+            if page.messages.isEmpty { break }
+        }
+        let elapsed = (ContinuousClock.now - start).seconds
+        var report = BenchReport(scenario: "catchup")
+        report.parameters = ["missed": "\(options.messages)"]
+        report.sent = options.messages
+        report.expectedDeliveries = options.messages
+        report.deliveries = seqs.count
+        report.lost = options.messages - Set(seqs).count
+        report.duplicates = seqs.count - Set(seqs).count
+        report.outOfOrder = zip(seqs, seqs.dropFirst()).filter { $0 >= $1 }.count
+        report.durationSeconds = elapsed
+        report.throughput = Double(seqs.count) / max(elapsed, 0.001)
+        report.figures["catch-up time (s)"] = elapsed
+        return report
+    }
+
+    // MARK: Login
+
+    /// A storm of logins (16 at a time): latency and logins per second.
+    static func login(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws -> BenchReport {
+        let account = try await client.createUsers(1, role: "l")[0]
+        let count = max(1, options.messages)
+        let latency = LatencyRecorder()
+        let start = ContinuousClock.now
+        let cpuBefore = server?.cpuSeconds
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var started = 0
+            func add() {
+                started += 1
+                group.addTask {
+                    let began = ContinuousClock.now
+                    let _: TokenResponse = try await client.api.call(
+                        .login, body: LoginRequest(login: account.username, password: "Bench-pass-1", device: "storm"))
+                    latency.record(microseconds: (ContinuousClock.now - began).microseconds)
+                }
+            }
+            for _ in 0..<min(16, count) { add() }
+            while try await group.next() != nil { if started < count { add() } }
+        }
+        var report = BenchReport(scenario: "login")
+        report.parameters = ["logins": "\(count)", "concurrency": "16"]
+        report.sent = count
+        report.durationSeconds = (ContinuousClock.now - start).seconds
+        report.throughput = Double(count) / report.durationSeconds
+        report.latencyMs = latency.percentilesMs
+        if let cpuBefore, let cpuAfter = server?.cpuSeconds {
+            report.figures["server CPU per login (ms)"] = (cpuAfter - cpuBefore) / Double(count) * 1000
+        }
+        return report
+    }
+}

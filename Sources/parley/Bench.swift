@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import ParleyBench
+
+/// `parley bench <scenario>`: load a running server over its real protocol and report.
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure a running server: idle, direct, ramp, group, catchup or login.",
+        discussion: "Creates its own users (start the server with --bcrypt-cost 4 for large user counts), checks that every message arrives exactly once and in order, and reports latency percentiles from the scheduled send time.")
+
+    @Argument(help: "idle | direct | ramp | group | catchup | login") var scenario: String
+    @Option(help: "Server URL.") var server = "http://127.0.0.1:8080"
+    @Option(help: "Users (direct/ramp: pairs = users / 2; idle: accounts the connections share).") var users = 10
+    @Option(help: "Messages per second (group: sent by one member; ramp: the first step).") var rate = 1000.0
+    @Option(help: "Seconds of load per run (idle: seconds to hold).") var duration = 10.0
+    @Option(help: "Message size in bytes.") var size = 100
+    @Option(help: "Members of the group.") var groupSize = 50
+    @Option(help: "catchup: messages missed; login: logins.") var messages = 10_000
+    @Option(help: "idle: connections to hold open.") var connections = 1000
+    @Option(help: "ramp: the p99 bound in milliseconds.") var p99 = 50.0
+    @Option(help: "Seed for user names.") var seed: UInt64 = 1
+    @Option(help: "PID of the server, to read its CPU time and memory from /proc.") var serverPid: Int32?
+    @Flag(help: "Print JSON instead of a table.") var json = false
+    @Flag(help: "Exit non-zero unless every message arrived exactly once and in order.") var requireExactlyOnce = false
+
+    func run() async throws {
+        guard let which = BenchScenario(rawValue: scenario) else {
+            throw ValidationError("Unknown scenario '\(scenario)'; use one of \(BenchScenario.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        var options = BenchOptions()
+        options.server = server
+        options.users = users
+        options.rate = rate
+        options.duration = duration
+        options.messageSize = size
+        options.groupSize = max(2, groupSize)
+        options.messages = messages
+        options.connections = connections
+        options.p99BoundMs = p99
+        options.seed = seed
+        options.serverPID = serverPid
+        let reports = try await which.run(options)
+        if json {
+            print("[" + reports.map(\.json).joined(separator: ",\n") + "]")
+        } else {
+            for report in reports { print(report.table) }
+        }
+        if requireExactlyOnce, let bad = reports.first(where: { !$0.exactlyOnceInOrder }) {
+            throw CLIError("\(bad.scenario): \(bad.lost) lost, \(bad.duplicates) duplicated, \(bad.outOfOrder) out of order.")
+        }
+    }
+}
