@@ -1,7 +1,7 @@
 /// Every HTTP operation of the API, defined once for the server (which registers exactly
 /// these), the OpenAPI document (which a test checks against them) and clients.
 public enum Endpoint: String, CaseIterable, Sendable {
-    case health, ready, openAPI
+    case health, ready, openAPI, metrics
     case register, login, refresh, logout, listSessions, revokeSession
     case getMe, updateMe, getUser, getUserByUsername
     case listConversations, createGroup, openDirect, getConversation, addMembers
@@ -24,6 +24,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .health: "/health"
         case .ready: "/ready"
         case .openAPI: "/openapi.yaml"
+        case .metrics: "/metrics"
         case .register: "/v1/accounts"
         case .login, .listSessions: "/v1/sessions"
         case .refresh: "/v1/sessions/refresh"
@@ -47,7 +48,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
     /// Whether the request must carry `Authorization: Bearer <access token>`.
     public var requiresAuthentication: Bool {
         switch self {
-        case .health, .ready, .openAPI, .register, .login, .refresh, .webSocket: false
+        case .health, .ready, .openAPI, .metrics, .register, .login, .refresh, .webSocket: false
         default: true
         }
     }

@@ -59,21 +59,22 @@ struct ServerParts {
     let hub: ConnectionHub
     let gateway: WebSocketGateway
     let store: any ParleyStore
+    let metrics = ServerMetrics()
 
     init(store: any ParleyStore, configuration: ServerConfiguration, clock: WallClock, logger: Logger) {
         self.store = store
         accounts = AccountService(store: store, clock: clock, configuration: configuration)
-        messaging = MessagingService(store: store, clock: clock)
-        hub = ConnectionHub(feed: store.changes, configuration: configuration, logger: logger)
+        messaging = MessagingService(store: store, clock: clock, metrics: metrics)
+        hub = ConnectionHub(feed: store.changes, configuration: configuration, metrics: metrics, logger: logger)
         gateway = WebSocketGateway(
-            hub: hub, accounts: accounts, messaging: messaging, configuration: configuration, clock: clock)
+            hub: hub, accounts: accounts, messaging: messaging, configuration: configuration, clock: clock, metrics: metrics)
     }
 
     /// Registers every HTTP endpoint and returns the registry that recorded them.
     @discardableResult
     func addRoutes(to router: Router<ParleyRequestContext>) -> RouteRegistry {
         let routes = RouteRegistry(router: router, accounts: accounts)
-        SystemController(store: store).addRoutes(to: routes)
+        SystemController(store: store, metrics: metrics).addRoutes(to: routes)
         AccountController(accounts: accounts).addRoutes(to: routes)
         ConversationController(messaging: messaging).addRoutes(to: routes)
         routes.markServedElsewhere(.webSocket)

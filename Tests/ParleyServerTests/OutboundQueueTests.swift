@@ -9,18 +9,18 @@ import Testing
 @Suite struct OutboundQueueTests {
     @Test func overflowingTheQueueDropsItsFramesAndAsksForASlowConsumerClose() async {
         let queue = OutboundQueue(limit: 3)
-        #expect(queue.enqueue("1") && queue.enqueue("2") && queue.enqueue("3"))
-        #expect(!queue.enqueue("4"))
+        #expect([queue.enqueue("1"), queue.enqueue("2"), queue.enqueue("3")] == [.queued, .queued, .queued])
+        #expect(queue.enqueue("4") == .overflowed)
         #expect(await queue.next() == .close(.slowConsumer, reason: "Too far behind; reconnect and sync."))
         #expect(await queue.next() == nil)
-        #expect(!queue.enqueue("5"))
+        #expect(queue.enqueue("5") == .closing)
     }
 
     @Test func framesComeOutInOrderAndACloseOvertakesThem() async {
         let queue = OutboundQueue(limit: 10)
-        queue.enqueue("a")
-        queue.enqueue("b")
-        #expect(await queue.next() == .frame("a"))
+        queue.enqueue("a", now: 0)
+        queue.enqueue("b", now: 0)
+        #expect(await queue.next() == .frame("a", queuedAt: 0))
         queue.close(.sessionRevoked, reason: "bye")
         #expect(await queue.next() == .close(.sessionRevoked, reason: "bye"))
         #expect(await queue.next() == nil)
@@ -30,15 +30,16 @@ import Testing
         let queue = OutboundQueue(limit: 10)
         async let item = queue.next()
         try await Task.sleep(for: .milliseconds(20))
-        queue.enqueue("late")
-        #expect(await item == .frame("late"))
+        queue.enqueue("late", now: 7)
+        #expect(await item == .frame("late", queuedAt: 7))
     }
 
     @Test func hubFanOutSkipsTheOriginAndCutsOffOnlyTheStuckConnection() throws {
         var configuration = ServerConfiguration()
         configuration.outboundQueueLimit = 2
         let feed = ChangeFeed()
-        let hub = ConnectionHub(feed: feed, configuration: configuration, logger: Logger(label: "t"))
+        let metrics = ServerMetrics()
+        let hub = ConnectionHub(feed: feed, configuration: configuration, metrics: metrics, logger: Logger(label: "t"))
         let stuck = GatewayConnection(tag: hub.makeTag(), queueLimit: 2)
         let healthy = GatewayConnection(tag: hub.makeTag(), queueLimit: 100)
         let origin = GatewayConnection(tag: hub.makeTag(), queueLimit: 100)
@@ -55,5 +56,7 @@ import Testing
         #expect(stuck.queue.isClosing)
         #expect(healthy.queue.count == 3)
         #expect(origin.queue.count == 0, "the sender's own connection gets the ack instead")
+        #expect(metrics.text.contains("parley_queue_overflows_total 1"))
+        #expect(metrics.text.contains("parley_deliveries_total 5"), "2 + 2 + 1: the stuck socket took two before it overflowed")
     }
 }

@@ -6,6 +6,7 @@ import ParleyStore
 /// Liveness, readiness and the API description.
 struct SystemController {
     let store: any ParleyStore
+    let metrics: ServerMetrics
 
     struct Status: Codable, Sendable {
         var status: String
@@ -21,6 +22,11 @@ struct SystemController {
                 context.logger.warning("Storage not ready", metadata: ["error": "\(error)"])
                 throw ParleyError(.unavailable, "Storage is not reachable.")
             }
+        }
+        routes.on(.metrics) { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metrics.text)))
         }
         routes.on(.openAPI) { _, _ in
             var headers = HTTPFields()

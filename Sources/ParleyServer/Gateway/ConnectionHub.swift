@@ -24,8 +24,10 @@ final class ConnectionHub: Service, Sendable {
     private let authenticationTimeout: UInt64
     private let sweepInterval: Duration
     private let logger: Logger
+    private let metrics: ServerMetrics
 
-    init(feed: ChangeFeed, configuration: ServerConfiguration, logger: Logger) {
+    init(feed: ChangeFeed, configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger) {
+        self.metrics = metrics
         heartbeatTimeout = UInt64(configuration.heartbeatTimeout.milliseconds) * 1_000_000
         authenticationTimeout = UInt64(configuration.authenticationTimeout.milliseconds) * 1_000_000
         sweepInterval = min(.seconds(1), configuration.heartbeatTimeout / 4)
@@ -40,6 +42,7 @@ final class ConnectionHub: Service, Sendable {
 
     func register(_ connection: GatewayConnection) {
         registry.withLock { $0.connections[connection.tag] = connection }
+        metrics.connections.increment()
     }
 
     /// Starts routing the user's changes to an authenticated connection.
@@ -52,6 +55,7 @@ final class ConnectionHub: Service, Sendable {
     }
 
     func unregister(_ connection: GatewayConnection) {
+        metrics.connections.decrement()
         registry.withLock { registry in
             registry.connections[connection.tag] = nil
             if let identity = connection.identity {
@@ -102,9 +106,15 @@ final class ConnectionHub: Service, Sendable {
             logger.error("Cannot encode frame", metadata: ["type": "\(frame.type)", "error": "\(error)"])
             return
         }
-        for connection in connections where !connection.queue.enqueue(text) {
-            logger.debug("Dropped frame for closing connection", metadata: ["connection": "\(connection.tag.rawValue)"])
+        var queued = 0
+        for connection in connections {
+            switch connection.queue.enqueue(text) {
+            case .queued: queued += 1
+            case .overflowed: metrics.queueOverflows.increment()
+            case .closing: break
+            }
         }
+        if Payload.self == Message.self { metrics.deliveries.increment(by: Int64(queued)) }
     }
 
     /// Closes connections that did not authenticate in time or stopped sending.

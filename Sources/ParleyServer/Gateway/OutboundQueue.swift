@@ -1,4 +1,5 @@
 import DequeModule
+import NIOCore
 import ParleyCore
 import Synchronization
 
@@ -11,12 +12,21 @@ import Synchronization
 /// A close request overtakes queued frames.
 final class OutboundQueue: Sendable {
     enum Item: Sendable, Equatable {
-        case frame(String)
+        /// A frame and when it was queued (monotonic nanoseconds), for delivery latency.
+        case frame(String, queuedAt: UInt64)
         case close(CloseCode, reason: String)
     }
 
+    enum EnqueueResult: Sendable, Equatable {
+        case queued
+        /// The socket is closing; the frame was dropped (sync will cover it).
+        case closing
+        /// This frame overflowed the queue: the socket will close with 4003.
+        case overflowed
+    }
+
     private struct State {
-        var frames = Deque<String>()
+        var frames = Deque<(String, UInt64)>()
         var close: Item?
         var finished = false
         var waiter: CheckedContinuation<Item?, Never>?
@@ -27,22 +37,22 @@ final class OutboundQueue: Sendable {
 
     init(limit: Int) { self.limit = limit }
 
-    /// Queues a frame; false when the socket is closing (now or because this overflowed it).
+    /// Queues a frame without waiting.
     @discardableResult
-    func enqueue(_ frame: String) -> Bool {
-        let (accepted, waiter, item) = state.withLock { state -> (Bool, CheckedContinuation<Item?, Never>?, Item?) in
-            guard state.close == nil, !state.finished else { return (false, nil, nil) }
+    func enqueue(_ frame: String, now: UInt64 = NIODeadline.now().uptimeNanoseconds) -> EnqueueResult {
+        let (result, waiter, item) = state.withLock { state -> (EnqueueResult, CheckedContinuation<Item?, Never>?, Item?) in
+            guard state.close == nil, !state.finished else { return (.closing, nil, nil) }
             if state.frames.count >= limit {
                 state.frames.removeAll()
                 state.close = .close(.slowConsumer, reason: "Too far behind; reconnect and sync.")
-                return (false, state.waiter.take(), state.close)
+                return (.overflowed, state.waiter.take(), state.close)
             }
-            if let waiter = state.waiter.take() { return (true, waiter, .frame(frame)) }
-            state.frames.append(frame)
-            return (true, nil, nil)
+            if let waiter = state.waiter.take() { return (.queued, waiter, .frame(frame, queuedAt: now)) }
+            state.frames.append((frame, now))
+            return (.queued, nil, nil)
         }
         if let waiter { waiter.resume(returning: item) }
-        return accepted
+        return result
     }
 
     /// Asks the writer to close the socket with `code` once its current write is done.
@@ -81,7 +91,7 @@ final class OutboundQueue: Sendable {
                         state.finished = true
                         return .some(close)
                     }
-                    if let frame = state.frames.popFirst() { return .some(.frame(frame)) }
+                    if let (frame, queuedAt) = state.frames.popFirst() { return .some(.frame(frame, queuedAt: queuedAt)) }
                     state.waiter = continuation
                     return .none
                 }

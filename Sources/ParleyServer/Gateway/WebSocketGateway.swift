@@ -17,6 +17,7 @@ struct WebSocketGateway: Sendable {
     let messaging: MessagingService
     let configuration: ServerConfiguration
     let clock: WallClock
+    let metrics: ServerMetrics
 
     func run(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
@@ -32,7 +33,7 @@ struct WebSocketGateway: Sendable {
             await authenticate(connection, token: token, requestId: nil)
         }
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await Self.write(connection.queue, to: outbound, logger: context.logger) }
+            group.addTask { await Self.write(connection.queue, to: outbound, metrics: metrics, logger: context.logger) }
             do {
                 for try await message in inbound.messages(maxSize: Limits.maxTransportFrameBytes) {
                     connection.touch()
@@ -52,12 +53,13 @@ struct WebSocketGateway: Sendable {
     }
 
     /// Drains the queue onto the socket until it finishes or a close is requested.
-    private static func write(_ queue: OutboundQueue, to outbound: WebSocketOutboundWriter, logger: Logger) async {
+    private static func write(_ queue: OutboundQueue, to outbound: WebSocketOutboundWriter, metrics: ServerMetrics, logger: Logger) async {
         do {
             while let item = await queue.next() {
                 switch item {
-                case .frame(let text):
+                case .frame(let text, let queuedAt):
                     try await outbound.write(.text(text))
+                    metrics.deliveryLatency.record(.nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds &- queuedAt)))
                 case .close(let code, let reason):
                     try await outbound.close(WebSocketErrorCode(codeNumber: code.rawValue), reason: reason)
                     return

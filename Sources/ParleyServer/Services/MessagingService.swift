@@ -7,6 +7,7 @@ import ParleyStore
 public struct MessagingService: Sendable {
     let store: any ParleyStore
     let clock: WallClock
+    let metrics: ServerMetrics
 
     func send(_ request: SendMessageRequest, from identity: Identity, origin: ConnectionTag? = nil) async throws
         -> SendMessageResponse
@@ -24,10 +25,15 @@ public struct MessagingService: Sendable {
         guard try JSONEncoder().encode(request.content).count <= Limits.maxContentBytes else {
             throw ParleyError(.messageInvalid, "Message content may be at most \(Limits.maxContentBytes) bytes.")
         }
+        let started = ContinuousClock.now
         let result = try await store.appendMessage(
             NewMessage(
                 target: target, senderId: identity.userId, clientMsgId: request.clientMsgId, kind: request.kind,
                 content: request.content, sentAt: clock.now(), origin: origin))
+        if !result.duplicate {
+            metrics.commitLatency.record(ContinuousClock.now - started)
+            metrics.messagesCommitted.increment()
+        }
         return SendMessageResponse(message: result.message, duplicate: result.duplicate)
     }
 
