@@ -98,6 +98,32 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.available)
+    func aRejectedAppendAmongConcurrentOnesFailsAloneAndLeavesNoHole(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let users = try await makeUsers(store, "alice", "bob", "eve")
+        let conversation = try await store.createGroup(name: "g", ownerId: users[0], memberIds: [users[1]], at: Self.now).id
+        let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for number in 0..<60 {
+                group.addTask {
+                    let sender = number % 4 == 0 ? users[2] : users[number % 2]
+                    do {
+                        _ = try await store.appendMessage(self.text("\(number)", to: .conversation(conversation), from: sender, id: "x\(number)"))
+                        return true
+                    } catch let error as ParleyError where error.code == .notAMember {
+                        return false
+                    }
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { !$0 }.count == 15)
+        let page = try await store.history(of: conversation, for: users[0], query: HistoryQuery(after: 0, limit: 200))
+        #expect(page.messages.map(\.seq) == Array(1...45))
+        #expect(!page.messages.contains { $0.senderId == users[2] })
+        try await store.close()
+    }
+
+    @Test(arguments: StoreBackend.available)
     func appendIsIdempotentPerSenderAndClientMessageID(_ backend: StoreBackend) async throws {
         let store = try await backend.make()
         let users = try await makeUsers(store, "alice", "bob")
