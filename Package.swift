@@ -151,7 +151,10 @@ let package = Package(
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ParleyStoreTests",
-            dependencies: ["ParleyStore", "ParleyStoreSQLite", "ParleyStorePostgres", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ParleyStore", "ParleyStoreSQLite", "ParleyStorePostgres", "ParleyTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

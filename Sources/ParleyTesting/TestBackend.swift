@@ -6,7 +6,9 @@ import ParleyServer
 /// which case `PARLEY_TEST_POSTGRES_URL` names the database. Each data directory maps to its
 /// own PostgreSQL schema, so a restart on "the same data directory" finds the same data.
 public enum TestBackend {
-    public static var postgresURL: String? { ProcessInfo.processInfo.environment["PARLEY_TEST_POSTGRES_URL"] }
+    public static var postgresURL: String? {
+        ProcessInfo.processInfo.environment["PARLEY_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
 
     public static var usesPostgres: Bool {
         ProcessInfo.processInfo.environment["PARLEY_TEST_DATABASE"] == "postgres" && postgresURL != nil

@@ -3,6 +3,7 @@ import ParleyStore
 import Logging
 import ParleyStorePostgres
 import ParleyStoreSQLite
+import ParleyTesting
 import Testing
 
 /// A storage backend the contract suite runs against. Every backend must pass every test
@@ -23,14 +24,14 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
         var logger = Logger(label: "parley-store-test")
         logger.logLevel = .critical
         let schema = "c_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
-        return try await PostgresStore.connect(url: ProcessInfo.processInfo.environment["PARLEY_TEST_POSTGRES_URL"]!, schema: schema, logger: logger)
+        return try await PostgresStore.connect(url: TestBackend.postgresURL!, schema: schema, logger: logger)
     }
 
     /// The backends available in this environment. PostgreSQL joins when
     /// `PARLEY_TEST_POSTGRES_URL` is set (CI sets it); without it the PostgreSQL cases are not
     /// generated, and `postgresSkipNotice` says so.
     static var available: [StoreBackend] {
-        ProcessInfo.processInfo.environment["PARLEY_TEST_POSTGRES_URL"] == nil ? [.sqlite] : [.sqlite, .postgres]
+        TestBackend.postgresURL == nil ? [.sqlite] : [.sqlite, .postgres]
     }
 }
 
