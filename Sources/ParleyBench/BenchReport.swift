@@ -8,6 +8,7 @@ public struct BenchReport: Codable, Sendable {
     public var sent = 0
     public var expectedDeliveries = 0
     public var deliveries = 0
+    /// Deliveries that did not arrive within 10 s after the last send.
     public var lost = 0
     public var duplicates = 0
     public var outOfOrder = 0

@@ -3,7 +3,16 @@
 enum PostgresSchema {
     /// Advisory lock ids (arbitrary, fixed).
     static let migrationLock: Int64 = 7_411_001
-    static let writeLock: Int64 = 7_411_002
+
+    /// The write lock of one schema: stores in different schemas of one database (isolated
+    /// test runs) do not serialise each other.
+    static func writeLock(schema: String?) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in (schema ?? "public").utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
+    }
 
     static let migrations: [(version: Int, sql: [String])] = [
         (

@@ -21,6 +21,8 @@ public final class PostgresStore: ParleyStore {
     let logger: Logger
     /// The NOTIFY channel; per schema, so isolated test schemas do not hear each other.
     let channel: String
+    /// The advisory lock every versioned write takes.
+    let writeLock: Int64
     /// Identifies this node in notifications, so only it skips the sending socket.
     let nodeID = UUID().uuidString
     private let connectionConfiguration: PostgresConnection.Configuration
@@ -32,6 +34,7 @@ public final class PostgresStore: ParleyStore {
         self.connectionConfiguration = connection
         self.logger = logger
         self.channel = "parley_changes_\(schema ?? "public")"
+        self.writeLock = PostgresSchema.writeLock(schema: schema)
     }
 
     /// Connects to `url` (`postgres://user[:password]@host[:port]/database`), applies
@@ -115,7 +118,7 @@ public final class PostgresStore: ParleyStore {
     func write<T: Sendable>(_ body: @Sendable (PostgresConnection, Notifications) async throws -> T) async throws -> T {
         do {
             return try await client.withTransaction(logger: logger) { connection in
-                try await connection.rows("SELECT pg_advisory_xact_lock($1)", [.int(PostgresSchema.writeLock)], logger: self.logger)
+                try await connection.rows("SELECT pg_advisory_xact_lock($1)", [.int(self.writeLock)], logger: self.logger)
                 let notifications = Notifications()
                 let value = try await body(connection, notifications)
                 for payload in notifications.payloads {

@@ -12,99 +12,101 @@ import Testing
 /// sent, and no message exists twice.
 ///
 /// `PARLEY_CHAOS_SEED` and `PARLEY_CHAOS_MESSAGES` (per client) choose the run.
-@Suite(.serialized) struct ChaosTests {
-    static let environment = ProcessInfo.processInfo.environment
-    static let seed = UInt64(environment["PARLEY_CHAOS_SEED"] ?? "") ?? 20261122
-    static let messagesPerClient = Int(environment["PARLEY_CHAOS_MESSAGES"] ?? "") ?? 500
+extension LiveServerSuites {
+    @Suite(.serialized) struct ChaosTests {
+        static let environment = ProcessInfo.processInfo.environment
+        static let seed = UInt64(environment["PARLEY_CHAOS_SEED"] ?? "") ?? 20261122
+        static let messagesPerClient = Int(environment["PARLEY_CHAOS_MESSAGES"] ?? "") ?? 500
 
-    @Test func everyMessageArrivesOnceAtEveryMemberDespiteDropsStallsResetsAndARestart() async throws {
-        let port = try freePort()
-        let data = temporaryDirectory()
-        var server = try await InProcessServer.start(port: port, dataDirectory: data)
-        let proxy = try await ChaosProxy.start(upstreamPort: port)
-        let url = "http://127.0.0.1:\(proxy.port)"
+        @Test func everyMessageArrivesOnceAtEveryMemberDespiteDropsStallsResetsAndARestart() async throws {
+            let port = try freePort()
+            let data = temporaryDirectory()
+            var server = try await InProcessServer.start(port: port, dataDirectory: data)
+            let proxy = try await ChaosProxy.start(upstreamPort: port)
+            let url = "http://127.0.0.1:\(proxy.port)"
 
-        let names = ["ada", "ben", "cai", "dee"]
-        var clients: [ParleyClient] = []
-        for name in names {
-            let client = try makeClient(url, storePath: temporaryDirectory() + "/\(name).sqlite", device: name)
-            try await signUp(client, name)
-            clients.append(client)
-        }
-        let group = try await clients[0].createGroup(name: "everyone", usernames: Array(names.dropFirst())).id
-        let pairA = try await clients[0].openDirect(withUsername: "ben").id
-        let pairB = try await clients[2].openDirect(withUsername: "dee").id
-        let directs = [pairA, pairA, pairB, pairB]
-        for client in clients { await client.connect() }
-        for client in clients {
-            try await eventually { try [group, pairA, pairB].allSatisfy { try client.store.conversation($0) != nil || !belongs(client, $0, group, directs, clients) } }
-        }
+            let names = ["ada", "ben", "cai", "dee"]
+            var clients: [ParleyClient] = []
+            for name in names {
+                let client = try makeClient(url, storePath: temporaryDirectory() + "/\(name).sqlite", device: name)
+                try await signUp(client, name)
+                clients.append(client)
+            }
+            let group = try await clients[0].createGroup(name: "everyone", usernames: Array(names.dropFirst())).id
+            let pairA = try await clients[0].openDirect(withUsername: "ben").id
+            let pairB = try await clients[2].openDirect(withUsername: "dee").id
+            let directs = [pairA, pairA, pairB, pairB]
+            for client in clients { await client.connect() }
+            for client in clients {
+                try await eventually { try [group, pairA, pairB].allSatisfy { try client.store.conversation($0) != nil || !belongs(client, $0, group, directs, clients) } }
+            }
 
-        let participants = clients
-        let chaos = Chaos(proxy: proxy, seed: Self.seed)
-        let chaosTask = Task { await chaos.run() }
-        let queued = Counter()
-        let senders = Task {
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                for (index, client) in participants.enumerated() {
-                    tasks.addTask {
-                        for number in 0..<Self.messagesPerClient {
-                            let target = number % 3 == 0 ? directs[index] : group
-                            try await client.send(text: "\(names[index])-\(number)", to: target)
-                            queued.increment()
-                            if number % 25 == 0 { try await Task.sleep(for: .milliseconds(number % 7)) }
+            let participants = clients
+            let chaos = Chaos(proxy: proxy, seed: Self.seed)
+            let chaosTask = Task { await chaos.run() }
+            let queued = Counter()
+            let senders = Task {
+                try await withThrowingTaskGroup(of: Void.self) { tasks in
+                    for (index, client) in participants.enumerated() {
+                        tasks.addTask {
+                            for number in 0..<Self.messagesPerClient {
+                                let target = number % 3 == 0 ? directs[index] : group
+                                try await client.send(text: "\(names[index])-\(number)", to: target)
+                                queued.increment()
+                                if number % 25 == 0 { try await Task.sleep(for: .milliseconds(number % 7)) }
+                            }
                         }
                     }
+                    try await tasks.waitForAll()
                 }
-                try await tasks.waitForAll()
             }
-        }
 
-        let total = Self.messagesPerClient * clients.count
-        try await eventually(timeout: .seconds(60)) { queued.current >= total / 2 }
-        await server.stop()
-        try await Task.sleep(for: .milliseconds(400))
-        server = try await InProcessServer.start(port: port, dataDirectory: data)
-        try await senders.value
+            let total = Self.messagesPerClient * clients.count
+            try await eventually(timeout: .seconds(60)) { queued.current >= total / 2 }
+            await server.stop()
+            try await Task.sleep(for: .milliseconds(400))
+            server = try await InProcessServer.start(port: port, dataDirectory: data)
+            try await senders.value
 
-        try await eventually("every outbox drained", timeout: .seconds(240)) {
-            try clients.allSatisfy { try $0.store.sendingItems().isEmpty }
-        }
-        chaos.stop()
-        await chaosTask.value
-        for client in clients { await client.resync() }
-
-        var checked = 0
-        var conversationsChecked = 0
-        let expectedGroup = (0..<Self.messagesPerClient).filter { $0 % 3 != 0 }.count * clients.count
-        let expectedDirect = (0..<Self.messagesPerClient).filter { $0 % 3 == 0 }.count * 2
-        for (conversation, members, expected) in [(group, [0, 1, 2, 3], expectedGroup), (pairA, [0, 1], expectedDirect), (pairB, [2, 3], expectedDirect)] {
-            let truth = try await serverHistory(conversation, via: clients[members[0]])
-            #expect(truth.map(\.seq) == Array(1...Int64(expected)), "dense seqs on the server")
-            #expect(Set(truth.map { "\($0.senderId)/\($0.clientMsgId)" }).count == expected, "no message twice")
-            for member in members {
-                let held = try clients[member].store.allMessages(in: conversation)
-                let missing = Set(truth.map(\.seq)).subtracting(held.map(\.seq)).sorted()
-                let differing = zip(held, truth).filter { $0 != $1 }.count
-                #expect(missing.isEmpty && differing == 0 && held.count == truth.count,
-                    "\(names[member]) in \(conversation): \(held.count) held, \(truth.count) on the server, missing \(missing.prefix(10)), \(differing) differ")
-                checked += held.count
+            try await eventually("every outbox drained", timeout: .seconds(240)) {
+                try clients.allSatisfy { try $0.store.sendingItems().isEmpty }
             }
-            conversationsChecked += 1
+            chaos.stop()
+            await chaosTask.value
+            for client in clients { await client.resync() }
+
+            var checked = 0
+            var conversationsChecked = 0
+            let expectedGroup = (0..<Self.messagesPerClient).filter { $0 % 3 != 0 }.count * clients.count
+            let expectedDirect = (0..<Self.messagesPerClient).filter { $0 % 3 == 0 }.count * 2
+            for (conversation, members, expected) in [(group, [0, 1, 2, 3], expectedGroup), (pairA, [0, 1], expectedDirect), (pairB, [2, 3], expectedDirect)] {
+                let truth = try await serverHistory(conversation, via: clients[members[0]])
+                #expect(truth.map(\.seq) == Array(1...Int64(expected)), "dense seqs on the server")
+                #expect(Set(truth.map { "\($0.senderId)/\($0.clientMsgId)" }).count == expected, "no message twice")
+                for member in members {
+                    let held = try clients[member].store.allMessages(in: conversation)
+                    let missing = Set(truth.map(\.seq)).subtracting(held.map(\.seq)).sorted()
+                    let differing = zip(held, truth).filter { $0 != $1 }.count
+                    #expect(missing.isEmpty && differing == 0 && held.count == truth.count,
+                        "\(names[member]) in \(conversation): \(held.count) held, \(truth.count) on the server, missing \(missing.prefix(10)), \(differing) differ")
+                    checked += held.count
+                }
+                conversationsChecked += 1
+            }
+            for client in clients {
+                let outbox = try client.store.outbox()
+                #expect(outbox.count == Self.messagesPerClient)
+                #expect(outbox.allSatisfy { if case .sent = $0.state { true } else { false } }, "every outbox item sent")
+            }
+            let stats = proxy.statistics
+            print(
+                "chaos: seed \(Self.seed), \(total) messages from \(clients.count) clients, \(conversationsChecked) conversations, "
+                    + "\(checked) stored messages compared with the server, 1 server restart; proxy: \(stats.accepted) connections, "
+                    + "\(stats.dropped) dropped, \(stats.reset) reset, \(stats.stalled) stalled")
+            for client in clients { await client.disconnect() }
+            await proxy.stop()
+            await server.stop()
         }
-        for client in clients {
-            let outbox = try client.store.outbox()
-            #expect(outbox.count == Self.messagesPerClient)
-            #expect(outbox.allSatisfy { if case .sent = $0.state { true } else { false } }, "every outbox item sent")
-        }
-        let stats = proxy.statistics
-        print(
-            "chaos: seed \(Self.seed), \(total) messages from \(clients.count) clients, \(conversationsChecked) conversations, "
-                + "\(checked) stored messages compared with the server, 1 server restart; proxy: \(stats.accepted) connections, "
-                + "\(stats.dropped) dropped, \(stats.reset) reset, \(stats.stalled) stalled")
-        for client in clients { await client.disconnect() }
-        await proxy.stop()
-        await server.stop()
     }
 }
 

@@ -6,144 +6,146 @@ import ParleyTesting
 import Testing
 
 /// Several server nodes on one PostgreSQL (SPEC 6). Needs `PARLEY_TEST_POSTGRES_URL`.
-@Suite(.serialized, .enabled(if: TestBackend.postgresURL != nil, "needs PostgreSQL: set PARLEY_TEST_POSTGRES_URL"))
-struct MultiNodeTests {
-    static func node(schema: String, port: Int? = nil) async throws -> InProcessServer {
-        try await InProcessServer.start(port: port) {
-            $0.databaseURL = TestBackend.postgresURL
-            $0.databaseSchema = schema
+extension LiveServerSuites {
+    @Suite(.serialized, .enabled(if: TestBackend.postgresURL != nil, "needs PostgreSQL: set PARLEY_TEST_POSTGRES_URL"))
+    struct MultiNodeTests {
+        static func node(schema: String, port: Int? = nil) async throws -> InProcessServer {
+            try await InProcessServer.start(port: port) {
+                $0.databaseURL = TestBackend.postgresURL
+                $0.databaseSchema = schema
+            }
         }
-    }
 
-    static func freshSchema() -> String { "m_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased() }
+        static func freshSchema() -> String { "m_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased() }
 
-    @Test func threeNodesDeliverEverythingOnceInOrderAndSurviveANodeStopping() async throws {
-        let perClient = 150
-        let schema = Self.freshSchema()
-        // Started together: each applies migrations under the advisory lock, once.
-        async let first = Self.node(schema: schema)
-        async let second = Self.node(schema: schema)
-        async let third = Self.node(schema: schema)
-        let nodes = try await [first, second, third]
-        let names = ["ann", "bob", "cyd", "dia", "eda", "flo"]
-        var proxies: [ChaosProxy] = []
-        var clients: [ParleyClient] = []
-        for (index, name) in names.enumerated() {
-            let proxy = try await ChaosProxy.start(upstreamPort: nodes[index % 3].port)
-            let client = try makeClient("http://127.0.0.1:\(proxy.port)", device: name)
-            try await signUp(client, name)
-            proxies.append(proxy)
-            clients.append(client)
-        }
-        let group = try await clients[0].createGroup(name: "all-nodes", usernames: Array(names.dropFirst())).id
-        let pairs = [
-            try await clients[0].openDirect(withUsername: "bob").id,
-            try await clients[2].openDirect(withUsername: "dia").id,
-            try await clients[4].openDirect(withUsername: "flo").id,
-        ]
-        for client in clients { await client.connect() }
+        @Test func threeNodesDeliverEverythingOnceInOrderAndSurviveANodeStopping() async throws {
+            let perClient = 150
+            let schema = Self.freshSchema()
+            // Started together: each applies migrations under the advisory lock, once.
+            async let first = Self.node(schema: schema)
+            async let second = Self.node(schema: schema)
+            async let third = Self.node(schema: schema)
+            let nodes = try await [first, second, third]
+            let names = ["ann", "bob", "cyd", "dia", "eda", "flo"]
+            var proxies: [ChaosProxy] = []
+            var clients: [ParleyClient] = []
+            for (index, name) in names.enumerated() {
+                let proxy = try await ChaosProxy.start(upstreamPort: nodes[index % 3].port)
+                let client = try makeClient("http://127.0.0.1:\(proxy.port)", device: name)
+                try await signUp(client, name)
+                proxies.append(proxy)
+                clients.append(client)
+            }
+            let group = try await clients[0].createGroup(name: "all-nodes", usernames: Array(names.dropFirst())).id
+            let pairs = [
+                try await clients[0].openDirect(withUsername: "bob").id,
+                try await clients[2].openDirect(withUsername: "dia").id,
+                try await clients[4].openDirect(withUsername: "flo").id,
+            ]
+            for client in clients { await client.connect() }
 
-        let participants = clients
-        let queued = Counter()
-        let senders = Task {
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                for (index, client) in participants.enumerated() {
-                    tasks.addTask {
-                        for number in 0..<perClient {
-                            try await client.send(text: "\(names[index])-\(number)", to: number % 2 == 0 ? group : pairs[index / 2])
-                            queued.increment()
+            let participants = clients
+            let queued = Counter()
+            let senders = Task {
+                try await withThrowingTaskGroup(of: Void.self) { tasks in
+                    for (index, client) in participants.enumerated() {
+                        tasks.addTask {
+                            for number in 0..<perClient {
+                                try await client.send(text: "\(names[index])-\(number)", to: number % 2 == 0 ? group : pairs[index / 2])
+                                queued.increment()
+                            }
                         }
                     }
+                    try await tasks.waitForAll()
                 }
-                try await tasks.waitForAll()
             }
-        }
-        try await eventually(timeout: .seconds(60)) { queued.current >= perClient * names.count / 2 }
-        // Node 1 goes away; its clients' load balancer sends them to node 2.
-        for index in names.indices where index % 3 == 1 { proxies[index].setUpstreamPort(nodes[2].port) }
-        await nodes[1].stop()
-        try await senders.value
-        try await eventually("every outbox drained", timeout: .seconds(120)) {
-            try participants.allSatisfy { try $0.store.sendingItems().isEmpty }
-        }
-        for client in clients { await client.resync() }
-
-        var compared = 0
-        let plan: [(ConversationID, [Int], Int)] =
-            [(group, Array(0..<6), perClient / 2 * 6)] + pairs.enumerated().map { ($1, [$0 * 2, $0 * 2 + 1], perClient / 2 * 2) }
-        for (conversation, members, expected) in plan {
-            let truth = try await serverHistory(conversation, via: clients[members[0]])
-            #expect(truth.map(\.seq) == Array(1...Int64(expected)))
-            #expect(Set(truth.map { "\($0.senderId)/\($0.clientMsgId)" }).count == expected)
-            for member in members {
-                let held = try clients[member].store.allMessages(in: conversation)
-                #expect(held == truth, "\(names[member]) holds every message of \(conversation) once, in seq order")
-                compared += held.count
+            try await eventually(timeout: .seconds(60)) { queued.current >= perClient * names.count / 2 }
+            // Node 1 goes away; its clients' load balancer sends them to node 2.
+            for index in names.indices where index % 3 == 1 { proxies[index].setUpstreamPort(nodes[2].port) }
+            await nodes[1].stop()
+            try await senders.value
+            try await eventually("every outbox drained", timeout: .seconds(120)) {
+                try participants.allSatisfy { try $0.store.sendingItems().isEmpty }
             }
+            for client in clients { await client.resync() }
+
+            var compared = 0
+            let plan: [(ConversationID, [Int], Int)] =
+                [(group, Array(0..<6), perClient / 2 * 6)] + pairs.enumerated().map { ($1, [$0 * 2, $0 * 2 + 1], perClient / 2 * 2) }
+            for (conversation, members, expected) in plan {
+                let truth = try await serverHistory(conversation, via: clients[members[0]])
+                #expect(truth.map(\.seq) == Array(1...Int64(expected)))
+                #expect(Set(truth.map { "\($0.senderId)/\($0.clientMsgId)" }).count == expected)
+                for member in members {
+                    let held = try clients[member].store.allMessages(in: conversation)
+                    #expect(held == truth, "\(names[member]) holds every message of \(conversation) once, in seq order")
+                    compared += held.count
+                }
+            }
+            print("multi-node: 3 nodes on one PostgreSQL, \(names.count * perClient) messages, node 1 stopped mid-run; \(compared) stored messages compared")
+            for client in clients { await client.disconnect() }
+            for proxy in proxies { await proxy.stop() }
+            for index in [0, 2] { await nodes[index].stop() }
         }
-        print("multi-node: 3 nodes on one PostgreSQL, \(names.count * perClient) messages, node 1 stopped mid-run; \(compared) stored messages compared")
-        for client in clients { await client.disconnect() }
-        for proxy in proxies { await proxy.stop() }
-        for index in [0, 2] { await nodes[index].stop() }
-    }
 
-    @Test func theSameClientMessageIDSentToTwoNodesMakesOneMessage() async throws {
-        let schema = Self.freshSchema()
-        let east = try await Self.node(schema: schema)
-        let west = try await Self.node(schema: schema)
-        let viaEast = try makeClient(east.url)
-        let viaWest = try makeClient(west.url)
-        try await signUp(viaEast, "alice")
-        try await viaWest.login("alice", password: "Passw0rd!")
-        let bob = try makeClient(west.url)
-        try await signUp(bob, "bob")
-        let direct = try await viaEast.openDirect(withUsername: "bob").id
-        let request = SendMessageRequest.text("once, whichever node", to: direct, clientMsgId: "cross-node-1")
-        async let fromEast: SendMessageResponse = viaEast.http(.sendMessage, body: request)
-        async let fromWest: SendMessageResponse = viaWest.http(.sendMessage, body: request)
-        let answers = try await [fromEast, fromWest]
-        #expect(answers[0].message == answers[1].message)
-        #expect(answers.filter(\.duplicate).count == 1)
-        #expect(try await serverHistory(direct, via: bob).map(\.clientMsgId) == ["cross-node-1"])
-        await east.stop()
-        await west.stop()
-    }
-
-    @Test func aNodeThatLosesItsListenConnectionTellsItsClientsToResync() async throws {
-        let schema = Self.freshSchema()
-        let node = try await Self.node(schema: schema)
-        let alice = try makeClient(node.url)
-        try await signUp(alice, "alice")
-        let socket = try await NIOWebSocketTransport().open(url: node.url.replacingOccurrences(of: "http", with: "ws") + "/v1/ws")
-        let token = try #require(await alice.accessTokenForTesting())
-        try await socket.send(#"{"type":"auth","id":"a","payload":{"token":"\#(token)"}}"#)
-        var events = socket.events.makeAsyncIterator()
-        let ready = await events.next()
-        guard case .text(let text)? = ready, text.contains("ready") else { Issue.record("not ready: \(String(describing: ready))"); return }
-
-        try terminateListeners(schema: schema)
-        var closeCode: Int?
-        while let event = await events.next() {
-            if case .closed(let code) = event { closeCode = code; break }
+        @Test func theSameClientMessageIDSentToTwoNodesMakesOneMessage() async throws {
+            let schema = Self.freshSchema()
+            let east = try await Self.node(schema: schema)
+            let west = try await Self.node(schema: schema)
+            let viaEast = try makeClient(east.url)
+            let viaWest = try makeClient(west.url)
+            try await signUp(viaEast, "alice")
+            try await viaWest.login("alice", password: "Passw0rd!")
+            let bob = try makeClient(west.url)
+            try await signUp(bob, "bob")
+            let direct = try await viaEast.openDirect(withUsername: "bob").id
+            let request = SendMessageRequest.text("once, whichever node", to: direct, clientMsgId: "cross-node-1")
+            async let fromEast: SendMessageResponse = viaEast.http(.sendMessage, body: request)
+            async let fromWest: SendMessageResponse = viaWest.http(.sendMessage, body: request)
+            let answers = try await [fromEast, fromWest]
+            #expect(answers[0].message == answers[1].message)
+            #expect(answers.filter(\.duplicate).count == 1)
+            #expect(try await serverHistory(direct, via: bob).map(\.clientMsgId) == ["cross-node-1"])
+            await east.stop()
+            await west.stop()
         }
-        #expect(closeCode == CloseCode.resyncRequired.rawValue)
-        try await eventually("the node listens again and serves") {
-            (try? await alice.http(.getMe, as: Account.self)) != nil
-        }
-        await node.stop()
-    }
 
-    /// Kills the PostgreSQL backends LISTENing for `schema` (a lost LISTEN connection).
-    func terminateListeners(schema: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "psql", TestBackend.postgresURL!, "-qtc",
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query ILIKE '%LISTEN%parley_changes_\(schema)%'",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        @Test func aNodeThatLosesItsListenConnectionTellsItsClientsToResync() async throws {
+            let schema = Self.freshSchema()
+            let node = try await Self.node(schema: schema)
+            let alice = try makeClient(node.url)
+            try await signUp(alice, "alice")
+            let socket = try await NIOWebSocketTransport().open(url: node.url.replacingOccurrences(of: "http", with: "ws") + "/v1/ws")
+            let token = try #require(await alice.accessTokenForTesting())
+            try await socket.send(#"{"type":"auth","id":"a","payload":{"token":"\#(token)"}}"#)
+            var events = socket.events.makeAsyncIterator()
+            let ready = await events.next()
+            guard case .text(let text)? = ready, text.contains("ready") else { Issue.record("not ready: \(String(describing: ready))"); return }
+
+            try terminateListeners(schema: schema)
+            var closeCode: Int?
+            while let event = await events.next() {
+                if case .closed(let code) = event { closeCode = code; break }
+            }
+            #expect(closeCode == CloseCode.resyncRequired.rawValue)
+            try await eventually("the node listens again and serves") {
+                (try? await alice.http(.getMe, as: Account.self)) != nil
+            }
+            await node.stop()
+        }
+
+        /// Kills the PostgreSQL backends LISTENing for `schema` (a lost LISTEN connection).
+        func terminateListeners(schema: String) throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [
+                "psql", TestBackend.postgresURL!, "-qtc",
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query ILIKE '%LISTEN%parley_changes_\(schema)%'",
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
     }
 }

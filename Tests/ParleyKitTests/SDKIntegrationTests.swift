@@ -17,7 +17,7 @@ func makeClient(_ url: String, storePath: String? = nil, device: String = "test"
     configuration.sendTimeout = .seconds(600)
     configuration.deviceName = device
     return try ParleyClient(
-        configuration: configuration, store: ClientStore(path: storePath), http: AsyncHTTPTransport(timeout: .seconds(3)),
+        configuration: configuration, store: ClientStore(path: storePath), http: AsyncHTTPTransport(timeout: .seconds(10)),
         realtime: NIOWebSocketTransport())
 }
 
@@ -49,102 +49,104 @@ func aliceAndBob() async throws -> (InProcessServer, ParleyClient, ParleyClient,
     return (server, alice, bob, try await alice.openDirect(withUsername: "bob").id)
 }
 
-@Suite(.serialized) struct SDKIntegrationTests {
-    @Test func outboxSurvivesTheClientBeingKilledAndDeliversEachMessageOnceInOrder() async throws {
-        let port = try freePort()
-        let data = temporaryDirectory()
-        let storePath = temporaryDirectory() + "/alice.sqlite"
-        var server = try await InProcessServer.start(port: port, dataDirectory: data)
-        let bob = try makeClient(server.url)
-        try await signUp(bob, "bob")
-        var alice: ParleyClient? = try makeClient(server.url, storePath: storePath)
-        try await signUp(alice!, "alice")
-        let direct = try await alice!.openDirect(withUsername: "bob").id
-        await server.stop()
+extension LiveServerSuites {
+    @Suite(.serialized) struct SDKIntegrationTests {
+        @Test func outboxSurvivesTheClientBeingKilledAndDeliversEachMessageOnceInOrder() async throws {
+            let port = try freePort()
+            let data = temporaryDirectory()
+            let storePath = temporaryDirectory() + "/alice.sqlite"
+            var server = try await InProcessServer.start(port: port, dataDirectory: data)
+            let bob = try makeClient(server.url)
+            try await signUp(bob, "bob")
+            var alice: ParleyClient? = try makeClient(server.url, storePath: storePath)
+            try await signUp(alice!, "alice")
+            let direct = try await alice!.openDirect(withUsername: "bob").id
+            await server.stop()
 
-        await alice!.connect()
-        for number in 1...25 { try await alice!.send(text: "offline \(number)", to: direct) }
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(try alice!.store.sendingItems().count == 25, "nothing can be sent while the server is down")
-        await alice!.disconnect()
-        alice = nil
+            await alice!.connect()
+            for number in 1...25 { try await alice!.send(text: "offline \(number)", to: direct) }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try alice!.store.sendingItems().count == 25, "nothing can be sent while the server is down")
+            await alice!.disconnect()
+            alice = nil
 
-        let reopened = try makeClient(server.url, storePath: storePath)
-        #expect(try reopened.store.sendingItems().map { text($0.content) } == (1...25).map { "offline \($0)" })
-        server = try await InProcessServer.start(port: port, dataDirectory: data)
-        await reopened.connect()
-        try await eventually(timeout: .seconds(30)) { try reopened.store.sendingItems().isEmpty }
+            let reopened = try makeClient(server.url, storePath: storePath)
+            #expect(try reopened.store.sendingItems().map { text($0.content) } == (1...25).map { "offline \($0)" })
+            server = try await InProcessServer.start(port: port, dataDirectory: data)
+            await reopened.connect()
+            try await eventually(timeout: .seconds(30)) { try reopened.store.sendingItems().isEmpty }
 
-        let history = try await serverHistory(direct, via: bob)
-        #expect(history.map(\.seq) == Array(1...25))
-        #expect(history.map { text($0.content) } == (1...25).map { "offline \($0)" })
-        let outbox = try reopened.store.outbox()
-        #expect(outbox.map(\.state) == (1...25).map { OutboxState.sent(seq: Int64($0)) })
-        #expect(try reopened.store.allMessages(in: direct) == history)
-        await reopened.disconnect()
-        await server.stop()
-    }
-
-    @Test func chatContextFollowsOwnMessagesFromSendingToReadAndShowsIncomingOnes() async throws {
-        let (server, alice, bob, direct) = try await aliceAndBob()
-        await alice.connect()
-        await bob.connect()
-        let aliceChat = await alice.chat(direct)
-        try await aliceChat.load()
-        let states = StateLog()
-        let updates = await aliceChat.updates()
-        let watcher = Task {
-            for await update in updates {
-                if case .changes(_, let items) = update, let first = items.first { states.add(first.delivery) }
-            }
+            let history = try await serverHistory(direct, via: bob)
+            #expect(history.map(\.seq) == Array(1...25))
+            #expect(history.map { text($0.content) } == (1...25).map { "offline \($0)" })
+            let outbox = try reopened.store.outbox()
+            #expect(outbox.map(\.state) == (1...25).map { OutboxState.sent(seq: Int64($0)) })
+            #expect(try reopened.store.allMessages(in: direct) == history)
+            await reopened.disconnect()
+            await server.stop()
         }
-        try await aliceChat.send(text: "hello bob")
-        try await eventually { try bob.store.conversation(direct)?.maxSeq == 1 }
-        let bobChat = await bob.chat(direct)
-        try await bobChat.load()
-        #expect(await bobChat.items.map { text($0.content) } == ["hello bob"])
-        #expect(await bobChat.items.first?.delivery == nil, "others' messages carry no delivery state")
-        try await eventually { await aliceChat.items.first?.delivery == .sent }
-        try await bobChat.markRead()
-        try await eventually { await aliceChat.items.first?.delivery == .read }
-        #expect(states.all.first == .sending)
-        #expect(states.all.contains(.sent))
-        #expect(states.all.last == .read)
 
-        try await bobChat.send(text: "hi alice")
-        try await eventually { await aliceChat.items.map { text($0.content) } == ["hello bob", "hi alice"] }
-        #expect(await aliceChat.items.map(\.seq) == [1, 2])
-        watcher.cancel()
-        await alice.disconnect()
-        await bob.disconnect()
-        await server.stop()
-    }
+        @Test func chatContextFollowsOwnMessagesFromSendingToReadAndShowsIncomingOnes() async throws {
+            let (server, alice, bob, direct) = try await aliceAndBob()
+            await alice.connect()
+            await bob.connect()
+            let aliceChat = await alice.chat(direct)
+            try await aliceChat.load()
+            let states = StateLog()
+            let updates = await aliceChat.updates()
+            let watcher = Task {
+                for await update in updates {
+                    if case .changes(_, let items) = update, let first = items.first { states.add(first.delivery) }
+                }
+            }
+            try await aliceChat.send(text: "hello bob")
+            try await eventually { try bob.store.conversation(direct)?.maxSeq == 1 }
+            let bobChat = await bob.chat(direct)
+            try await bobChat.load()
+            #expect(await bobChat.items.map { text($0.content) } == ["hello bob"])
+            #expect(await bobChat.items.first?.delivery == nil, "others' messages carry no delivery state")
+            try await eventually { await aliceChat.items.first?.delivery == .sent }
+            try await bobChat.markRead()
+            try await eventually { await aliceChat.items.first?.delivery == .read }
+            #expect(states.all.first == .sending)
+            #expect(states.all.contains(.sent))
+            #expect(states.all.last == .read)
 
-    @Test func aReadThatHappenedWhileTheSenderWasOfflineShowsAfterItsNextSync() async throws {
-        let (server, alice, bob, direct) = try await aliceAndBob()
-        await alice.connect()
-        let chat = await alice.chat(direct)
-        try await chat.load()
-        try await chat.send(text: "read me while I am away")
-        try await eventually { await chat.items.first?.delivery == .sent }
-        await alice.disconnect()
+            try await bobChat.send(text: "hi alice")
+            try await eventually { await aliceChat.items.map { text($0.content) } == ["hello bob", "hi alice"] }
+            #expect(await aliceChat.items.map(\.seq) == [1, 2])
+            watcher.cancel()
+            await alice.disconnect()
+            await bob.disconnect()
+            await server.stop()
+        }
 
-        await bob.resync()
-        try await bob.markRead(direct, upTo: 1)
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(await chat.items.first?.delivery == .sent, "no receipt could reach alice")
+        @Test func aReadThatHappenedWhileTheSenderWasOfflineShowsAfterItsNextSync() async throws {
+            let (server, alice, bob, direct) = try await aliceAndBob()
+            await alice.connect()
+            let chat = await alice.chat(direct)
+            try await chat.load()
+            try await chat.send(text: "read me while I am away")
+            try await eventually { await chat.items.first?.delivery == .sent }
+            await alice.disconnect()
 
-        await alice.connect()
-        try await eventually { await chat.items.first?.delivery == .read }
-        #expect(try alice.store.othersReadSeq(direct) == 1)
-        await alice.disconnect()
-        await server.stop()
-    }
+            await bob.resync()
+            try await bob.markRead(direct, upTo: 1)
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(await chat.items.first?.delivery == .sent, "no receipt could reach alice")
 
-    final class StateLog: @unchecked Sendable {
-        private let lock = NSLock()
-        private var states: [ChatItem.Delivery?] = []
-        func add(_ state: ChatItem.Delivery?) { lock.withLock { if states.last != state { states.append(state) } } }
-        var all: [ChatItem.Delivery?] { lock.withLock { states } }
+            await alice.connect()
+            try await eventually { await chat.items.first?.delivery == .read }
+            #expect(try alice.store.othersReadSeq(direct) == 1)
+            await alice.disconnect()
+            await server.stop()
+        }
+
+        final class StateLog: @unchecked Sendable {
+            private let lock = NSLock()
+            private var states: [ChatItem.Delivery?] = []
+            func add(_ state: ChatItem.Delivery?) { lock.withLock { if states.last != state { states.append(state) } } }
+            var all: [ChatItem.Delivery?] { lock.withLock { states } }
+        }
     }
 }
