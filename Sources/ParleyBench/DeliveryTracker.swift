@@ -12,6 +12,7 @@ final class DeliveryTracker: Sendable {
         var duplicates = 0
         var outOfOrder = 0
         var pendingRecipients: [String: Int] = [:]
+        var lastArrival = Duration.zero
     }
 
     let expectedRecipients: Int
@@ -34,6 +35,7 @@ final class DeliveryTracker: Sendable {
                 return nil
             }
             state.received += 1
+            state.lastArrival = max(state.lastArrival, arrival)
             if let last = state.lastSeq[stream], message.seq < last { state.outOfOrder += 1 }
             state.lastSeq[stream] = max(state.lastSeq[stream] ?? 0, message.seq)
             let remaining = (state.pendingRecipients[messageKey] ?? expectedRecipients) - 1
@@ -46,6 +48,9 @@ final class DeliveryTracker: Sendable {
     }
 
     var received: Int { state.withLock { $0.received } }
+
+    /// When the last delivery arrived (time since the run began).
+    var lastArrival: Duration { state.withLock { $0.lastArrival } }
 
     /// Fills the delivery figures of `report` for `sent` messages.
     func fill(_ report: inout BenchReport, sent: Int) {
