@@ -137,6 +137,25 @@ public final class ClientStore: Sendable {
                 summary.maxSeq, summary.readSeq, summary.othersReadSeq, try summary.lastMessage.map(JSONText.encode), summary.createdAt,
                 summary.lastActivityAt,
             ])
+        try reconcile(db, summary.id)
+    }
+
+    /// A message pushed before its conversation was known may be newer than the summary just
+    /// saved (read before it committed): the conversation takes the newest message held.
+    private static func reconcile(_ db: Database, _ id: ConversationID) throws {
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT m.* FROM messages m JOIN conversations c ON c.id = m.conversation_id
+                    WHERE m.conversation_id = ? AND m.seq > c.max_seq ORDER BY m.seq DESC LIMIT 1
+                    """,
+                arguments: [id.rawValue])
+        else { return }
+        let newest = try message(row)
+        try db.execute(
+            sql: "UPDATE conversations SET max_seq = ?, last_message = ?, last_activity_at = MAX(last_activity_at, ?) WHERE id = ?",
+            arguments: [newest.seq, try JSONText.encode(newest), newest.sentAt, id.rawValue])
     }
 
     // MARK: Users

@@ -1,0 +1,38 @@
+import ParleyCore
+import ParleyKit
+import Testing
+
+@Suite struct ClientStoreTests {
+    func message(_ seq: Int64, in conversation: ConversationID) -> Message {
+        Message(
+            id: MessageID(seq), conversationId: conversation, seq: seq, senderId: UserID(2), clientMsgId: "c\(seq)", kind: .text,
+            content: ["text": .string("m\(seq)")], sentAt: 1_000 + seq)
+    }
+
+    @Test func aMessagePushedBeforeItsConversationWasKnownIsNotHiddenByAnOlderSummary() throws {
+        let store = try ClientStore(path: nil)
+        let id = ConversationID(7)
+        try store.saveMessages([message(1, in: id)])
+        let staleSummary = ConversationSummary(
+            id: id, kind: .direct, name: nil, peerId: UserID(2), memberCount: 2, maxSeq: 0, readSeq: 0, lastMessage: nil,
+            createdAt: 1_000, lastActivityAt: 1_000)
+        try store.saveConversation(staleSummary)
+        let saved = try #require(try store.conversation(id))
+        #expect(saved.maxSeq == 1)
+        #expect(saved.lastMessage == message(1, in: id))
+        #expect(saved.unreadCount == 1)
+        #expect(try store.conversationsWithHoles().isEmpty)
+    }
+
+    @Test func holesAreTheSeqsNotHeldAndHiddenMessagesCountAsHeld() throws {
+        let store = try ClientStore(path: nil)
+        let id = ConversationID(1)
+        try store.saveConversation(
+            ConversationSummary(id: id, kind: .group, name: "g", peerId: nil, memberCount: 3, maxSeq: 9, readSeq: 0, lastMessage: nil, createdAt: 0, lastActivityAt: 0))
+        try store.saveMessages([1, 2, 5, 9].map { message($0, in: id) })
+        #expect(try store.holes(in: id, within: 1...9) == [3...4, 6...8])
+        try store.deleteLocalMessage(id, seq: 5)
+        #expect(try store.holes(in: id, within: 1...9) == [3...4, 6...8], "deleted for me, never fetched again")
+        #expect(try store.allMessages(in: id).map(\.seq) == [1, 2, 9])
+    }
+}
