@@ -109,9 +109,9 @@ final class BenchSocket: Sendable {
         try await socket.send(String(decoding: try JSONEncoder().encode(Frame(type, id: id, payload: payload)), as: UTF8.self))
     }
 
-    /// Sends a request and waits for its answer's arrival (any frame with the id is not
-    /// tracked here; callers that need answers use HTTP).
+    /// `result` frames received so far (acknowledged sends).
     var acknowledgements: Int { acknowledged.load(ordering: .relaxed) }
+    /// `error` frames received so far.
     var errors: Int { failed.load(ordering: .relaxed) }
 
     func close() async {

@@ -35,11 +35,3 @@ public struct ServerConfiguration: Sendable {
     /// Whether listeners use TLS.
     public var usesTLS: Bool { tlsCertificatePath != nil && tlsKeyPath != nil }
 }
-
-extension Duration {
-    /// Whole milliseconds.
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-}

@@ -16,7 +16,7 @@ extension PostgresStore {
         _ connection: PostgresConnection, _ notes: Notifications, between userId: UserID, and peerId: UserID, at now: Int64
     ) async throws -> ConversationID {
         guard userId != peerId else { throw ParleyError(.invalidField, "A direct conversation needs another user.") }
-        let key = "\(min(userId, peerId).rawValue):\(max(userId, peerId).rawValue)"
+        let key = DirectKey.make(userId, peerId)
         if let id = try await connection.scalar(Int64.self, "SELECT id FROM conversations WHERE direct_key = $1", [.text(key)], logger: logger) {
             return ConversationID(id)
         }
@@ -187,10 +187,7 @@ extension PostgresStore {
 extension ConversationSummary {
     init(row: PostgresRandomAccessRow, viewer: UserID) throws {
         let id = ConversationID(try row.int("id"))
-        var peer: UserID?
-        if let key = try row.optionalText("direct_key") {
-            peer = key.split(separator: ":").compactMap { Int64($0) }.map { UserID($0) }.first { $0 != viewer }
-        }
+        let peer = try row.optionalText("direct_key").flatMap { DirectKey.peer(in: $0, of: viewer) }
         var lastMessage: Message?
         if let messageId = try row.optionalInt("lm_id") {
             lastMessage = Message(

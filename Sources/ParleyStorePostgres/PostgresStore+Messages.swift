@@ -51,7 +51,7 @@ extension PostgresStore {
         switch target {
         case .conversation(let id): sameTarget = id == original.conversationId
         case .directWith(let peerId):
-            let key = "\(min(original.senderId, peerId).rawValue):\(max(original.senderId, peerId).rawValue)"
+            let key = DirectKey.make(original.senderId, peerId)
             sameTarget =
                 try await connection.scalar(Int64.self, "SELECT id FROM conversations WHERE direct_key = $1", [.text(key)], logger: logger)
                 == original.conversationId.rawValue

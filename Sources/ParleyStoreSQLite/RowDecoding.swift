@@ -48,10 +48,7 @@ extension ConversationSummary {
     init(row: Row, viewer: UserID) throws {
         let id = ConversationID(row["id"])
         let kind = ConversationKind(rawValue: row["kind"]) ?? .group
-        var peer: UserID?
-        if let key: String = row["direct_key"] {
-            peer = key.split(separator: ":").compactMap { Int64($0) }.map { UserID($0) }.first { $0 != viewer }
-        }
+        let peer = (row["direct_key"] as String?).flatMap { DirectKey.peer(in: $0, of: viewer) }
         let lastMessage: Message? =
             row["lm_id"] as Int64? == nil ? nil : try Message(row: row, prefix: "lm_", conversationId: id)
         self.init(

@@ -20,7 +20,7 @@ extension SQLiteStore {
         guard userId != peerId else {
             throw ParleyError(.invalidField, "A direct conversation needs another user.")
         }
-        let key = "\(min(userId, peerId).rawValue):\(max(userId, peerId).rawValue)"
+        let key = DirectKey.make(userId, peerId)
         if let id = try Int64.fetchOne(db, sql: "SELECT id FROM conversations WHERE direct_key = ?", arguments: [key]) {
             return ConversationID(id)
         }

@@ -56,7 +56,7 @@ extension SQLiteStore {
         case .conversation(let id):
             sameTarget = id == original.conversationId
         case .directWith(let peerId):
-            let key = "\(min(original.senderId, peerId).rawValue):\(max(original.senderId, peerId).rawValue)"
+            let key = DirectKey.make(original.senderId, peerId)
             sameTarget =
                 try Int64.fetchOne(db, sql: "SELECT id FROM conversations WHERE direct_key = ?", arguments: [key])
                 == original.conversationId.rawValue

@@ -1,18 +1,6 @@
 import ParleyKit
+import ParleyTesting
 import Testing
-
-/// A small seeded generator so property tests are repeatable.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 struct Row: Identifiable, Equatable, Sendable {
     let id: Int
@@ -21,7 +9,7 @@ struct Row: Identifiable, Equatable, Sendable {
 
 @Suite struct ListDiffTests {
     /// A random edit of `list`: deletions, insertions, moves and content changes.
-    static func edit(_ list: [Row], nextID: inout Int, using random: inout SplitMix64) -> [Row] {
+    static func edit(_ list: [Row], nextID: inout Int, using random: inout SeededGenerator) -> [Row] {
         var result = list
         for _ in 0..<Int.random(in: 0...6, using: &random) {
             switch Int.random(in: 0..<4, using: &random) {
@@ -43,7 +31,7 @@ struct Row: Identifiable, Equatable, Sendable {
     }
 
     @Test func applyingTheChangesToTheOldListAlwaysGivesTheNewList() {
-        var random = SplitMix64(seed: 42)
+        var random = SeededGenerator(seed: 42)
         var nextID = 0
         var checked = 0
         for _ in 0..<300 {

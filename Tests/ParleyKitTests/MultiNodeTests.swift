@@ -116,7 +116,7 @@ extension LiveServerSuites {
             let alice = try makeClient(node.url)
             try await signUp(alice, "alice")
             let socket = try await NIOWebSocketTransport().open(url: node.url.replacingOccurrences(of: "http", with: "ws") + "/v1/ws")
-            let token = try #require(await alice.accessTokenForTesting())
+            let token = try await alice.api.call(.login, body: LoginRequest(login: "alice", password: "Passw0rd!"), as: TokenResponse.self).accessToken
             try await socket.send(#"{"type":"auth","id":"a","payload":{"token":"\#(token)"}}"#)
             var events = socket.events.makeAsyncIterator()
             let ready = await events.next()

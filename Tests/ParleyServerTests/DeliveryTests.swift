@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import Synchronization
+import ParleyTesting
 import Testing
 
 /// The delivery promise: every message once, in seq order, across transports, concurrency,

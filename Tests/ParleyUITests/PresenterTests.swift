@@ -1,18 +1,8 @@
 import ParleyCore
 import ParleyKit
 import ParleyUI
+import ParleyTesting
 import Testing
-
-struct Generator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func item(_ seq: Int64, from sender: Int64, at minute: Int64, kind: MessageKind = .text, delivery: ChatItem.Delivery? = nil) -> ChatItem {
     ChatItem(
@@ -39,7 +29,7 @@ func item(_ seq: Int64, from sender: Int64, at minute: Int64, kind: MessageKind 
     }
 
     @Test func emittedChangesAlwaysTurnTheOldRowsIntoTheNewOnes() {
-        var random = Generator(state: 7)
+        var random = SeededGenerator(seed: 7)
         var presenter = MessageListPresenter(customItems: [(id: "top", payload: "")])
         var items: [ChatItem] = []
         var shown: [DisplayItem] = []

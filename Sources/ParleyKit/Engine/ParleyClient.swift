@@ -101,9 +101,6 @@ public actor ParleyClient {
         try store.setValue(try JSONText.encode(session), for: Self.sessionKey)
     }
 
-    /// The current access token, for tests that talk to the server directly.
-    public func accessTokenForTesting() async -> String? { await accessToken() }
-
     /// A valid access token, refreshed first when it is about to expire.
     func accessToken() async -> String? {
         guard let session else { return nil }
@@ -415,12 +412,5 @@ public actor ParleyClient {
                 await notifyOutbox(failed)
             }
         }
-    }
-}
-
-extension Duration {
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }

@@ -326,8 +326,11 @@ public final class ClientStore: Sendable {
     }
 
     private static func fetchConversations(_ db: Database, id: ConversationID? = nil) throws -> [ConversationSummary] {
-        let filter = id == nil ? "" : "WHERE id = \(id!.rawValue)"
-        return try Row.fetchAll(db, sql: "SELECT * FROM conversations \(filter) ORDER BY last_activity_at DESC, id DESC").map { row in
+        let filter = id == nil ? "" : "WHERE id = ?"
+        let arguments: StatementArguments = id.map { [$0.rawValue] } ?? []
+        return try Row.fetchAll(
+            db, sql: "SELECT * FROM conversations \(filter) ORDER BY last_activity_at DESC, id DESC", arguments: arguments
+        ).map { row in
             ConversationSummary(
                 id: ConversationID(row["id"]), kind: ConversationKind(rawValue: row["kind"]) ?? .group, name: row["name"],
                 peerId: (row["peer_id"] as Int64?).map { UserID($0) }, memberCount: row["member_count"],
