@@ -6,9 +6,40 @@ import Testing
 /// in-process server, with exactly-once, in-order delivery asserted. No time is asserted;
 /// figures come from `parley bench` runs (BENCHMARKS.md).
 @Suite(.serialized) struct BenchSmokeTests {
-    @Test(arguments: BenchScenario.allCases)
+    @Test(arguments: BenchScenario.allCases.filter { $0 != .ramp })
     func scenarioRunsAndDeliversEveryMessageOnceInOrder(_ scenario: BenchScenario) async throws {
         let server = try await InProcessServer.start()
+        let reports = try await scenario.run(Self.tinyOptions(server))
+        #expect(reports.count == 1)
+        for report in reports {
+            #expect(report.exactlyOnceInOrder, "\(report.scenario): \(report.lost) lost, \(report.duplicates) twice, \(report.outOfOrder) out of order")
+            if report.expectedDeliveries > 0 { #expect(report.deliveries == report.expectedDeliveries) }
+        }
+        await server.stop()
+    }
+
+    /// The ramp stops at its first failing step, so how far it gets depends on the machine
+    /// (a debug build sharing two cores with other suites); what is checked is that every step
+    /// it calls held delivered each message once in order, that only the last step may fail,
+    /// and that the summary names the rate of the last step held.
+    @Test func rampReportsTheHighestRateAtWhichEveryMessageArrivedOnceInOrder() async throws {
+        let server = try await InProcessServer.start()
+        var options = Self.tinyOptions(server)
+        options.rate = 20
+        let reports = try await BenchScenario.ramp.run(options)
+        let steps = reports.dropLast()
+        #expect((1...3).contains(steps.count))
+        let held = steps.filter { $0.figures["held"] == 1 }
+        #expect(held.count >= steps.count - 1, "only the last step may fail")
+        for step in held {
+            #expect(step.exactlyOnceInOrder && step.deliveries == step.expectedDeliveries, "\(step.scenario)")
+        }
+        let rates = [0.0, 20, 30, 45]
+        #expect(reports.last?.figures["highest rate held (msg/s)"] == rates[held.count])
+        await server.stop()
+    }
+
+    private static func tinyOptions(_ server: InProcessServer) -> BenchOptions {
         var options = BenchOptions()
         options.server = server.url
         options.users = 4
@@ -19,16 +50,6 @@ import Testing
         options.connections = 20
         options.p99BoundMs = 10_000
         options.rampSteps = 3
-        let reports = try await scenario.run(options)
-        #expect(!reports.isEmpty)
-        for report in reports {
-            #expect(report.exactlyOnceInOrder, "\(report.scenario): \(report.lost) lost, \(report.duplicates) twice, \(report.outOfOrder) out of order")
-            if report.expectedDeliveries > 0 { #expect(report.deliveries == report.expectedDeliveries) }
-        }
-        if scenario == .ramp {
-            #expect(reports.count == 4, "three steps held and the summary")
-            #expect(reports.last?.figures["highest rate held (msg/s)"] == 225)
-        }
-        await server.stop()
+        return options
     }
 }

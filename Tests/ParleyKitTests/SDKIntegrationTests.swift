@@ -52,6 +52,7 @@ func aliceAndBob() async throws -> (InProcessServer, ParleyClient, ParleyClient,
 extension LiveServerSuites {
     @Suite(.serialized) struct SDKIntegrationTests {
         @Test func outboxSurvivesTheClientBeingKilledAndDeliversEachMessageOnceInOrder() async throws {
+            var phases = PhaseClock()
             let port = try freePort()
             let data = temporaryDirectory()
             let storePath = temporaryDirectory() + "/alice.sqlite"
@@ -62,6 +63,7 @@ extension LiveServerSuites {
             try await signUp(alice!, "alice")
             let direct = try await alice!.openDirect(withUsername: "bob").id
             await server.stop()
+            phases.mark("setup and stop")
 
             await alice!.connect()
             for number in 1...25 { try await alice!.send(text: "offline \(number)", to: direct) }
@@ -69,12 +71,15 @@ extension LiveServerSuites {
             #expect(try alice!.store.sendingItems().count == 25, "nothing can be sent while the server is down")
             await alice!.disconnect()
             alice = nil
+            phases.mark("offline sends")
 
             let reopened = try makeClient(server.url, storePath: storePath)
             #expect(try reopened.store.sendingItems().map { text($0.content) } == (1...25).map { "offline \($0)" })
             server = try await InProcessServer.start(port: port, dataDirectory: data)
+            phases.mark("restart")
             await reopened.connect()
             try await eventually(timeout: .seconds(30)) { try reopened.store.sendingItems().isEmpty }
+            phases.mark("drain")
 
             let history = try await serverHistory(direct, via: bob)
             #expect(history.map(\.seq) == Array(1...25))
@@ -84,6 +89,8 @@ extension LiveServerSuites {
             #expect(try reopened.store.allMessages(in: direct) == history)
             await reopened.disconnect()
             await server.stop()
+            phases.mark("stop")
+            print("outbox across a kill: \(phases.summary)")
         }
 
         @Test func chatContextFollowsOwnMessagesFromSendingToReadAndShowsIncomingOnes() async throws {
@@ -149,4 +156,19 @@ extension LiveServerSuites {
             var all: [ChatItem.Delivery?] { lock.withLock { states } }
         }
     }
+}
+
+/// Wall-clock time per named phase of a long test, printed so that a slow phase in CI shows
+/// where the time went.
+struct PhaseClock {
+    private var last = ContinuousClock.now
+    private var phases: [String] = []
+
+    mutating func mark(_ name: String) {
+        let now = ContinuousClock.now
+        phases.append("\(name) \(String(format: "%.2f", Double((now - last).milliseconds) / 1000)) s")
+        last = now
+    }
+
+    var summary: String { phases.joined(separator: ", ") }
 }
