@@ -110,7 +110,7 @@ extension SQLiteStore {
     /// The members of a conversation, after checking that `userId` is one of them.
     static func memberIDs(_ db: Database, of conversationId: ConversationID, requiring userId: UserID) throws -> [UserID] {
         let members = try Int64.fetchAll(
-            db, sql: "SELECT user_id FROM members WHERE conversation_id = ?", arguments: [conversationId.rawValue]
+            db.cachedStatement(sql: "SELECT user_id FROM members WHERE conversation_id = ?"), arguments: [conversationId.rawValue]
         ).map { UserID($0) }
         guard members.contains(userId) else { throw Self.notMember(conversationId) }
         return members

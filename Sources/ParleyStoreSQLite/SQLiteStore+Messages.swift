@@ -5,8 +5,9 @@ import ParleyStore
 extension SQLiteStore {
     public func appendMessage(_ new: NewMessage) async throws -> AppendResult {
         try await pool.write { db in
+            // The append path runs per message, so its statements are prepared once per connection.
             let originalRow = try Row.fetchOne(
-                db, sql: "SELECT * FROM messages WHERE sender_id = ? AND client_msg_id = ?",
+                db.cachedStatement(sql: "SELECT * FROM messages WHERE sender_id = ? AND client_msg_id = ?"),
                 arguments: [new.senderId.rawValue, new.clientMsgId])
             if let originalRow {
                 let original = try Message(row: originalRow)
@@ -22,17 +23,18 @@ extension SQLiteStore {
             let recipients = try Self.memberIDs(db, of: conversationId, requiring: new.senderId)
             let version = try self.nextVersion(db)
             let seq = try Int64.fetchOne(
-                db,
-                sql: """
-                    UPDATE conversations SET max_seq = max_seq + 1, version = ?, last_activity_at = ?
-                    WHERE id = ? RETURNING max_seq
-                    """,
+                db.cachedStatement(
+                    sql: """
+                        UPDATE conversations SET max_seq = max_seq + 1, version = ?, last_activity_at = ?
+                        WHERE id = ? RETURNING max_seq
+                        """),
                 arguments: [version, new.sentAt, conversationId.rawValue])!
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO messages (conversation_id, seq, sender_id, client_msg_id, kind, content, sent_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """,
+                    """
+            ).execute(
                 arguments: [
                     conversationId.rawValue, seq, new.senderId.rawValue, new.clientMsgId, new.kind.rawValue,
                     try JSONText.encode(new.content), new.sentAt,
@@ -41,9 +43,8 @@ extension SQLiteStore {
                 id: MessageID(db.lastInsertedRowID), conversationId: conversationId, seq: seq, senderId: new.senderId,
                 clientMsgId: new.clientMsgId, kind: new.kind, content: new.content, sentAt: new.sentAt)
             // Sending implies having read everything before it.
-            try db.execute(
-                sql: "UPDATE members SET read_seq = ?, version = ? WHERE conversation_id = ? AND user_id = ?",
-                arguments: [seq, version, conversationId.rawValue, new.senderId.rawValue])
+            try db.cachedStatement(sql: "UPDATE members SET read_seq = ?, version = ? WHERE conversation_id = ? AND user_id = ?")
+                .execute(arguments: [seq, version, conversationId.rawValue, new.senderId.rawValue])
             self.publishAfterCommit(db, .message(message, recipients: recipients, origin: new.origin))
             return AppendResult(message: message, duplicate: false)
         }

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs one `parley bench` scenario against a fresh release server on its own data directory,
+# then stops the server. Extra arguments go to `parley bench`.
+#   scripts/bench.sh direct --users 20 --rate 1000 --duration 5
+# Environment: PARLEY_BENCH_PORT (default 18080), PARLEY_BENCH_SERVE_ARGS (more serve flags).
+set -euo pipefail
+PORT="${PARLEY_BENCH_PORT:-18080}"
+BIN=.build/release/parley
+[ -x "$BIN" ] || swift build -c release --product parley
+DATA="$(mktemp -d)"
+# shellcheck disable=SC2086
+"$BIN" serve --port "$PORT" --data-dir "$DATA" --bcrypt-cost 4 --log-level error ${PARLEY_BENCH_SERVE_ARGS:-} &
+SERVER=$!
+trap 'kill -TERM $SERVER 2>/dev/null; wait $SERVER 2>/dev/null; rm -rf "$DATA"' EXIT
+for _ in $(seq 100); do curl -fs "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.1; done
+"$BIN" bench "$@" --server "http://127.0.0.1:$PORT" --server-pid "$SERVER"
