@@ -64,7 +64,7 @@ struct BenchClient: Sendable {
 final class BenchSocket: Sendable {
     private let socket: any RealtimeSocket
     private let acknowledged = Atomic<Int>(0)
-    private let failed = Atomic<Int>(0)
+    private let failed = Mutex<(count: Int, first: String?)>((0, nil))
     private let reader = Mutex<Task<Void, Never>?>(nil)
 
     private init(socket: any RealtimeSocket) { self.socket = socket }
@@ -79,7 +79,10 @@ final class BenchSocket: Sendable {
         let task = Task {
             var announced = false
             for await event in socket.events {
-                guard case .text(let text) = event else { break }
+                guard case .text(let text) = event else {
+                    if case .closed(let code) = event { bench.failed.withLock { $0 = ($0.count + 1, $0.first ?? "socket closed with code \(code.map(String.init) ?? "none")") } }
+                    break
+                }
                 if text.hasPrefix(#"{"type":"message""#) || text.contains(#""type":"message""#) {
                     let now = clock.elapsed
                     if let frame = IncomingFrame(text: text), let message = try? frame.payload(Message.self) {
@@ -88,7 +91,7 @@ final class BenchSocket: Sendable {
                 } else if text.contains(#""type":"result""#) {
                     bench.acknowledged.add(1, ordering: .relaxed)
                 } else if text.contains(#""type":"error""#) {
-                    bench.failed.add(1, ordering: .relaxed)
+                    bench.failed.withLock { $0 = ($0.count + 1, $0.first ?? text) }
                     if !announced { ready.continuation.yield(false) }
                 } else if !announced, text.contains(#""type":"ready""#) {
                     announced = true
@@ -111,8 +114,8 @@ final class BenchSocket: Sendable {
 
     /// `result` frames received so far (acknowledged sends).
     var acknowledgements: Int { acknowledged.load(ordering: .relaxed) }
-    /// `error` frames received so far.
-    var errors: Int { failed.load(ordering: .relaxed) }
+    /// `error` frames and unexpected closes so far, and the first of them.
+    var errors: (count: Int, first: String?) { failed.withLock { $0 } }
 
     func close() async {
         await socket.close()

@@ -6,12 +6,18 @@ public struct BenchReport: Codable, Sendable {
     public var parameters: [String: String] = [:]
     /// Messages (or logins, connections) attempted and delivered.
     public var sent = 0
+    /// Sends the server acknowledged (a `result` frame), where the scenario counts them: a
+    /// message acknowledged but not delivered was lost after its commit.
+    public var acknowledged: Int?
     public var expectedDeliveries = 0
     public var deliveries = 0
     /// Deliveries that did not arrive within 10 s after the last send.
     public var lost = 0
     public var duplicates = 0
     public var outOfOrder = 0
+    /// Error frames and sockets closed by the server during the run, and the first of them.
+    public var errors = 0
+    public var firstError: String?
     public var durationSeconds = 0.0
     /// Deliveries (or operations) per second over the run.
     public var throughput = 0.0
@@ -29,10 +35,12 @@ public struct BenchReport: Codable, Sendable {
         var lines = ["scenario \(scenario)  " + parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")]
         func row(_ name: String, _ value: String) { lines.append("  " + name.padding(toLength: 34, withPad: " ", startingAt: 0) + value) }
         row("sent", "\(sent)")
+        if let acknowledged { row("acknowledged", "\(acknowledged)") }
         if expectedDeliveries > 0 {
             row("deliveries (expected)", "\(deliveries) (\(expectedDeliveries))")
             row("lost / duplicates / out of order", "\(lost) / \(duplicates) / \(outOfOrder)")
         }
+        if errors > 0 { row("errors and closes", "\(errors), first: \(firstError ?? "?")") }
         row("duration", String(format: "%.2f s", durationSeconds))
         row("throughput", String(format: "%.0f /s", throughput))
         for key in ["p50", "p90", "p99", "p99.9", "max"] where latencyMs[key] != nil {

@@ -7,7 +7,7 @@ enum Load {
     /// Sends `rate × duration` messages at their scheduled times (not when the previous one
     /// was acknowledged, so queueing in the server shows as latency), round-robin over
     /// `targets`, each carrying its scheduled time in `content.t`; then waits up to 10 s for
-    /// the deliveries. Fills duration and the server's CPU and memory figures.
+    /// the deliveries. Fills duration, error frames, and the server's CPU and memory figures.
     static func send(
         rate: Double, duration: Double, size: Int, clock: BenchClock, id prefix: String,
         targets: [(BenchSocket, ConversationID)], tracker: DeliveryTracker, report: inout BenchReport, server: ServerProcess?
@@ -16,6 +16,9 @@ enum Load {
         let padding = String(repeating: "x", count: max(1, size - 40))
         let start = clock.elapsed + .milliseconds(50)
         let cpuBefore = server?.cpuSeconds
+        let sockets = Dictionary(targets.map { (ObjectIdentifier($0.0), $0.0) }, uniquingKeysWith: { first, _ in first }).values
+        let errorsBefore = sockets.reduce(0) { $0 + $1.errors.count }
+        let acknowledgedBefore = sockets.reduce(0) { $0 + $1.acknowledgements }
         var next = 0
         while next < total {
             let now = clock.elapsed
@@ -41,6 +44,9 @@ enum Load {
         if let cpuBefore, let cpuAfter = server?.cpuSeconds {
             report.figures["server CPU per message (µs)"] = (cpuAfter - cpuBefore) / Double(total) * 1_000_000
         }
+        report.acknowledged = sockets.reduce(0) { $0 + $1.acknowledgements } - acknowledgedBefore
+        report.errors = sockets.reduce(0) { $0 + $1.errors.count } - errorsBefore
+        report.firstError = sockets.lazy.compactMap(\.errors.first).first
         if let resident = server?.residentKiB { report.figures["server RSS (MiB)"] = resident / 1024 }
         return total
     }

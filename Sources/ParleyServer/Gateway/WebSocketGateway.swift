@@ -19,6 +19,8 @@ struct WebSocketGateway: Sendable {
     let clock: WallClock
     let metrics: ServerMetrics
 
+    private static let decoder = JSONDecoder()
+
     func run(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
         context: WebSocketRouterContext<ParleyRequestContext>
@@ -76,67 +78,58 @@ struct WebSocketGateway: Sendable {
             reply(connection, .error, id: nil, ParleyError(.payloadTooLarge, "Frames may be at most \(Limits.maxFrameBytes) bytes."))
             return
         }
-        let data = Data(text.utf8)
-        let header: FrameHeader
+        let frame: ClientRequestFrame
         do {
-            header = try JSONDecoder().decode(Strict<FrameHeader>.self, from: data).value
+            frame = try Self.decoder.decode(ClientRequestFrame.self, from: Data(text.utf8))
         } catch {
             reply(connection, .error, id: nil, ParleyError(decoding: error))
             return
         }
-        guard let type = ClientFrameType(rawValue: header.type) else {
-            reply(connection, .error, id: header.id, ParleyError(.unknownFrameType, "Unknown frame type '\(header.type)'."))
-            return
-        }
         do {
-            try await dispatch(type, header: header, data: data, on: connection)
-        } catch let error as ParleyError {
-            reply(connection, .error, id: header.id, error)
-        } catch let error as DecodingError {
-            reply(connection, .error, id: header.id, ParleyError(decoding: error))
-        } catch let error as UnknownFieldError {
-            reply(connection, .error, id: header.id, ParleyError(decoding: error))
+            try await dispatch(frame.request, id: frame.id, on: connection)
         } catch {
-            reply(connection, .error, id: header.id, ParleyError(.internalError, "The server failed to handle the frame."))
+            let parleyError =
+                switch error {
+                case is ParleyError, is DecodingError, is UnknownFieldError: ParleyError(decoding: error)
+                default: ParleyError(.internalError, "The server failed to handle the frame.")
+                }
+            reply(connection, .error, id: frame.id, parleyError)
         }
     }
 
-    private func dispatch(_ type: ClientFrameType, header: FrameHeader, data: Data, on connection: GatewayConnection)
+    /// Answers one request; `request` holds the decoding failure of a bad frame, which is
+    /// reported only once the connection may send that kind of frame (ping and auth always).
+    private func dispatch(_ request: Result<ClientRequestFrame.Request, any Error>, id: String?, on connection: GatewayConnection)
         async throws
     {
-        if type == .ping {
-            reply(connection, .pong, id: header.id, EmptyPayload?.none)
+        if case .success(.ping) = request {
+            reply(connection, .pong, id: id, EmptyPayload?.none)
             return
         }
-        if type == .auth {
-            let payload = try Self.payload(AuthPayload.self, from: data)
-            await authenticate(connection, token: payload.token, requestId: header.id)
+        if case .success(.auth(let payload)) = request {
+            await authenticate(connection, token: payload.token, requestId: id)
             return
         }
         guard let identity = connection.identity else {
-            reply(connection, .error, id: header.id, ParleyError(.unauthenticated, "Send an auth frame first."))
+            reply(connection, .error, id: id, ParleyError(.unauthenticated, "Send an auth frame first."))
             connection.queue.close(.unauthenticated, reason: "Not authenticated.")
             return
         }
-        switch type {
-        case .send:
-            let request = try Self.payload(SendMessageRequest.self, from: data)
-            reply(connection, .result, id: header.id, try await messaging.send(request, from: identity, origin: connection.tag))
-        case .sync:
-            let request = try Self.payload(SyncRequest.self, from: data)
-            reply(connection, .result, id: header.id, try await messaging.sync(request, for: identity))
-        case .history:
-            let query = try Self.payload(HistoryQuery.self, from: data)
+        switch try request.get() {
+        case .send(let request):
+            reply(connection, .result, id: id, try await messaging.send(request, from: identity, origin: connection.tag))
+        case .sync(let request):
+            reply(connection, .result, id: id, try await messaging.sync(request, for: identity))
+        case .history(let query):
             guard let conversationId = query.conversationId else {
                 throw ParleyError(.missingField, "Missing field 'payload.conversationId'.")
             }
-            reply(connection, .result, id: header.id, try await messaging.history(query, in: conversationId, for: identity))
-        case .read:
-            let request = try Self.payload(ReadRequest.self, from: data)
+            reply(connection, .result, id: id, try await messaging.history(query, in: conversationId, for: identity))
+        case .read(let request):
             guard let conversationId = request.conversationId else {
                 throw ParleyError(.missingField, "Missing field 'payload.conversationId'.")
             }
-            reply(connection, .result, id: header.id, try await messaging.markRead(conversationId, upTo: request.seq, by: identity))
+            reply(connection, .result, id: id, try await messaging.markRead(conversationId, upTo: request.seq, by: identity))
         case .auth, .ping:
             break
         }
@@ -159,23 +152,6 @@ struct WebSocketGateway: Sendable {
         }
     }
 
-    /// Decodes a frame's payload strictly; a missing payload is an empty object.
-    private static func payload<Payload: StrictDecodable & Sendable & Codable>(_ type: Payload.Type, from data: Data)
-        throws -> Payload
-    {
-        do {
-            let frame = try JSONDecoder().decode(Frame<StrictPayload<Payload>>.self, from: data)
-            guard let payload = frame.payload else {
-                throw ParleyError(.missingField, "Missing field 'payload'.")
-            }
-            return payload.value
-        } catch let error as ParleyError {
-            throw error
-        } catch {
-            throw ParleyError(decoding: error)
-        }
-    }
-
     private func reply<Payload: Codable & Sendable>(
         _ connection: GatewayConnection, _ type: ServerFrameType, id: String?, _ payload: Payload?
     ) {
@@ -185,11 +161,4 @@ struct WebSocketGateway: Sendable {
             connection.queue.close(.slowConsumer, reason: "Internal encoding failure.")
         }
     }
-}
-
-/// A strictly decoded payload inside a ``Frame``.
-private struct StrictPayload<Value: StrictDecodable & Codable & Sendable>: Codable, Sendable {
-    let value: Value
-    init(from decoder: any Decoder) throws { value = try Value.decodeStrictly(from: decoder) }
-    func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
 }
