@@ -2,10 +2,11 @@
 # Runs one `parley bench` scenario against a fresh release server on its own data directory,
 # then stops the server. Extra arguments go to `parley bench`.
 #   scripts/bench.sh direct --users 20 --rate 1000 --duration 5
-# Environment: PARLEY_BENCH_PORT (default 18080), PARLEY_BENCH_SERVE_ARGS (more serve flags).
+# Environment: PARLEY_BENCH_PORT (default 18080), PARLEY_BENCH_SERVE_ARGS (more serve flags),
+# PARLEY_BENCH_BIN (the parley binary, for comparing two builds; default the release build).
 set -euo pipefail
 PORT="${PARLEY_BENCH_PORT:-18080}"
-BIN=.build/release/parley
+BIN="${PARLEY_BENCH_BIN:-.build/release/parley}"
 [ -x "$BIN" ] || swift build -c release --product parley
 DATA="$(mktemp -d)"
 # shellcheck disable=SC2086

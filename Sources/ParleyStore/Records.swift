@@ -133,7 +133,9 @@ public struct NewMessage: Sendable {
     public var senderId: UserID
     public var clientMsgId: String
     public var kind: MessageKind
-    public var content: JSONValue
+    public let content: JSONValue
+    /// `content` as JSON text, encoded once: what is stored, and what size limits apply to.
+    public let contentJSON: String
     public var sentAt: Int64
     /// The connection that sent it, which gets the ack and so needs no push of its own.
     public var origin: ConnectionTag?
@@ -141,12 +143,13 @@ public struct NewMessage: Sendable {
     public init(
         target: MessageTarget, senderId: UserID, clientMsgId: String, kind: MessageKind, content: JSONValue,
         sentAt: Int64, origin: ConnectionTag? = nil
-    ) {
+    ) throws {
         self.target = target
         self.senderId = senderId
         self.clientMsgId = clientMsgId
         self.kind = kind
         self.content = content
+        self.contentJSON = try JSONText.encode(content)
         self.sentAt = sentAt
         self.origin = origin
     }

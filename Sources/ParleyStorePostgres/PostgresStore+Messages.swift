@@ -33,7 +33,7 @@ extension PostgresStore {
                 """,
                 [
                     .int(conversationId.rawValue), .int(seq), .int(new.senderId.rawValue), .text(new.clientMsgId),
-                    .text(new.kind.rawValue), .text(try JSONText.encode(new.content)), .int(new.sentAt),
+                    .text(new.kind.rawValue), .text(new.contentJSON), .int(new.sentAt),
                 ], logger: self.logger)!
             try await connection.rows(
                 "UPDATE members SET read_seq = $1, version = $2 WHERE conversation_id = $3 AND user_id = $4",

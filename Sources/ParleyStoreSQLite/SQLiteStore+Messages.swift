@@ -37,7 +37,7 @@ extension SQLiteStore {
             ).execute(
                 arguments: [
                     conversationId.rawValue, seq, new.senderId.rawValue, new.clientMsgId, new.kind.rawValue,
-                    try JSONText.encode(new.content), new.sentAt,
+                    new.contentJSON, new.sentAt,
                 ])
             let message = Message(
                 id: MessageID(db.lastInsertedRowID), conversationId: conversationId, seq: seq, senderId: new.senderId,

@@ -16,8 +16,8 @@ import Testing
         return ids
     }
 
-    func text(_ text: String, to target: MessageTarget, from sender: UserID, id: String) -> NewMessage {
-        NewMessage(target: target, senderId: sender, clientMsgId: id, kind: .text, content: .object(["text": .string(text)]), sentAt: Self.now)
+    func text(_ text: String, to target: MessageTarget, from sender: UserID, id: String) throws -> NewMessage {
+        try NewMessage(target: target, senderId: sender, clientMsgId: id, kind: .text, content: .object(["text": .string(text)]), sentAt: Self.now)
     }
 
     @Test(arguments: StoreBackend.available)

@@ -22,14 +22,14 @@ public struct MessagingService: Sendable {
         try Self.validateClientMessageID(request.clientMsgId)
         try Self.validateKind(request.kind)
         _ = try MessageContent(kind: request.kind, content: request.content)
-        guard try JSONEncoder().encode(request.content).count <= Limits.maxContentBytes else {
+        let message = try NewMessage(
+            target: target, senderId: identity.userId, clientMsgId: request.clientMsgId, kind: request.kind,
+            content: request.content, sentAt: clock.now(), origin: origin)
+        guard message.contentJSON.utf8.count <= Limits.maxContentBytes else {
             throw ParleyError(.messageInvalid, "Message content may be at most \(Limits.maxContentBytes) bytes.")
         }
         let started = ContinuousClock.now
-        let result = try await store.appendMessage(
-            NewMessage(
-                target: target, senderId: identity.userId, clientMsgId: request.clientMsgId, kind: request.kind,
-                content: request.content, sentAt: clock.now(), origin: origin))
+        let result = try await store.appendMessage(message)
         if !result.duplicate {
             metrics.commitLatency.record(ContinuousClock.now - started)
             metrics.messagesCommitted.increment()
