@@ -101,7 +101,7 @@ final class ConnectionHub: Service, Sendable {
         guard !connections.isEmpty else { return }
         let text: String
         do {
-            text = try FrameEncoding.encode(frame)
+            text = try JSONText.encode(frame)
         } catch {
             logger.error("Cannot encode frame", metadata: ["type": "\(frame.type)", "error": "\(error)"])
             return
@@ -139,12 +139,5 @@ final class ConnectionHub: Service, Sendable {
                 self.sweep()
             }
         }
-    }
-}
-
-/// JSON encoding of outgoing frames.
-enum FrameEncoding {
-    static func encode<Payload>(_ frame: Frame<Payload>) throws -> String {
-        String(decoding: try JSONEncoder().encode(frame), as: UTF8.self)
     }
 }

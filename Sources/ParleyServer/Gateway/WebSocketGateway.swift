@@ -156,7 +156,7 @@ struct WebSocketGateway: Sendable {
         _ connection: GatewayConnection, _ type: ServerFrameType, id: String?, _ payload: Payload?
     ) {
         do {
-            connection.queue.enqueue(try FrameEncoding.encode(Frame(type, id: id, payload: payload)))
+            connection.queue.enqueue(try JSONText.encode(Frame(type, id: id, payload: payload)))
         } catch {
             connection.queue.close(.slowConsumer, reason: "Internal encoding failure.")
         }
