@@ -149,7 +149,9 @@ public struct NewMessage: Sendable {
         self.clientMsgId = clientMsgId
         self.kind = kind
         self.content = content
-        self.contentJSON = try JSONText.encode(content)
+        var writer = JSONWriter()
+        try writer.value(content)
+        self.contentJSON = writer.text
         self.sentAt = sentAt
         self.origin = origin
     }

@@ -74,13 +74,15 @@ final class ConnectionHub: Service, Sendable {
     func deliver(_ change: StoreChange) {
         switch change {
         case .message(let message, let recipients, let origin):
-            send(Frame(.message, payload: message), to: recipients, except: origin)
+            send(.message, to: recipients, except: origin) { try MessageFrames.push(message) }
         case .events(let eventsByUser):
             for (userId, events) in eventsByUser {
-                for event in events { send(Frame(.event, payload: event), to: [userId]) }
+                for event in events { send(.event, to: [userId]) { try JSONText.encode(Frame(.event, payload: event)) } }
             }
         case .read(let receipt, let recipients):
-            send(Frame(.receipt, payload: receipt), to: recipients.filter { $0 != receipt.userId })
+            send(.receipt, to: recipients.filter { $0 != receipt.userId }) {
+                try JSONText.encode(Frame(.receipt, payload: receipt))
+            }
         case .sessionRevoked(let sessionId):
             let connections = registry.withLock { registry in
                 (registry.bySession[sessionId] ?? []).compactMap { registry.connections[$0] }
@@ -94,16 +96,19 @@ final class ConnectionHub: Service, Sendable {
         }
     }
 
-    private func send<Payload>(_ frame: Frame<Payload>, to users: [UserID], except origin: ConnectionTag? = nil) {
+    /// Queues one frame, encoded only if some device is to get it, on the users' connections.
+    private func send(
+        _ type: ServerFrameType, to users: [UserID], except origin: ConnectionTag? = nil, encode: () throws -> String
+    ) {
         let connections = registry.withLock { registry in
             users.flatMap { registry.byUser[$0] ?? [] }.compactMap { $0 == origin ? nil : registry.connections[$0] }
         }
         guard !connections.isEmpty else { return }
         let text: String
         do {
-            text = try JSONText.encode(frame)
+            text = try encode()
         } catch {
-            logger.error("Cannot encode frame", metadata: ["type": "\(frame.type)", "error": "\(error)"])
+            logger.error("Cannot encode frame", metadata: ["type": "\(type.rawValue)", "error": "\(error)"])
             return
         }
         var queued = 0
@@ -114,7 +119,7 @@ final class ConnectionHub: Service, Sendable {
             case .closing: break
             }
         }
-        if Payload.self == Message.self { metrics.deliveries.increment(by: Int64(queued)) }
+        if type == .message { metrics.deliveries.increment(by: Int64(queued)) }
     }
 
     /// Closes connections that did not authenticate in time or stopped sending.

@@ -117,7 +117,8 @@ struct WebSocketGateway: Sendable {
         }
         switch try request.get() {
         case .send(let request):
-            reply(connection, .result, id: id, try await messaging.send(request, from: identity, origin: connection.tag))
+            let response = try await messaging.send(request, from: identity, origin: connection.tag)
+            connection.queue.enqueue(try MessageFrames.ack(response, id: id))
         case .sync(let request):
             reply(connection, .result, id: id, try await messaging.sync(request, for: identity))
         case .history(let query):

@@ -1,0 +1,102 @@
+/// Writes JSON text directly, for the values on the message hot path (a message, its
+/// content, and the frames that carry it), where `JSONEncoder`'s generic machinery costs
+/// more than the rest of a send. Its output decodes to the same values as `JSONEncoder`'s
+/// output does; `JSONWriterTests` hold the two to that.
+public struct JSONWriter {
+    public private(set) var bytes: [UInt8] = []
+
+    public init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// Appends JSON syntax written by the caller, such as `{"id":`.
+    public mutating func raw(_ literal: StaticString) {
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends already encoded JSON text.
+    public mutating func json(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    public mutating func string(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    public mutating func integer(_ value: Int64) { bytes.append(contentsOf: String(value).utf8) }
+
+    public mutating func bool(_ value: Bool) { value ? raw("true") : raw("false") }
+
+    /// Integral values within ±2^53 are written without a fraction, as `JSONEncoder` writes them;
+    /// infinities and NaN, which JSON cannot express, throw as they do there.
+    public mutating func number(_ value: Double) throws {
+        guard value.isFinite else {
+            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "\(value) is not valid JSON."))
+        }
+        if value == value.rounded(), abs(value) <= 9_007_199_254_740_992, !(value == 0 && value.sign == .minus) {
+            integer(Int64(value))
+        } else {
+            bytes.append(contentsOf: value.description.utf8)
+        }
+    }
+
+    public mutating func value(_ value: JSONValue) throws {
+        switch value {
+        case .null: raw("null")
+        case .bool(let flag): bool(flag)
+        case .number(let number): try self.number(number)
+        case .string(let string): self.string(string)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                try self.value(element)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            var first = true
+            for (key, member) in members {
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                string(key)
+                bytes.append(UInt8(ascii: ":"))
+                try self.value(member)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// A ``Message`` with the keys its `Codable` conformance uses.
+    public mutating func message(_ message: Message) throws {
+        raw(#"{"id":"#)
+        integer(message.id.rawValue)
+        raw(#","conversationId":"#)
+        integer(message.conversationId.rawValue)
+        raw(#","seq":"#)
+        integer(message.seq)
+        raw(#","senderId":"#)
+        integer(message.senderId.rawValue)
+        raw(#","clientMsgId":"#)
+        string(message.clientMsgId)
+        raw(#","kind":"#)
+        string(message.kind.rawValue)
+        raw(#","content":"#)
+        try value(message.content)
+        raw(#","sentAt":"#)
+        integer(message.sentAt)
+        raw("}")
+    }
+}

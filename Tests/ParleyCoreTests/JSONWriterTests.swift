@@ -1,0 +1,50 @@
+import Foundation
+import ParleyCore
+import Testing
+
+/// ``JSONWriter`` must write JSON that decodes to the very values `JSONEncoder`'s output
+/// decodes to, with the same keys, for every message it is used for.
+struct JSONWriterTests {
+    static let awkwardStrings: [String] = [
+        "", "plain", "quote \" and backslash \\ and slash /", "new\nline\r\ttab", "\u{0}\u{1}\u{8}\u{c}\u{1f}\u{7f}",
+        "ünïcødé 汉字 🙂👩‍👩‍👧", "\u{2028}\u{2029}", String((0..<128).map { Character(Unicode.Scalar($0)!) }),
+    ]
+    static let awkwardNumbers: [Double] = [
+        0, -0.0, 1, -1, 12.5, -0.001, 1e-7, 123_456_789_012, 9_007_199_254_740_992, 9_007_199_254_740_993,
+        1e300, -1e-300, .pi, Double(Int64.max), 0.1 + 0.2,
+    ]
+
+    static var messages: [Message] {
+        var contents: [JSONValue] = Self.awkwardStrings.map { ["text": .string($0)] }
+        contents += Self.awkwardNumbers.map { ["t": .number($0)] }
+        contents.append([
+            "text": "hi", "mentions": [1, 2, 3], "nested": ["a": [nil, true, false, ["b": []]], "c": [:]], "empty": "",
+            "quote\"key": "value",
+        ])
+        return contents.enumerated().map { index, content in
+            Message(
+                id: MessageID(Int64(index) + 1), conversationId: ConversationID(7), seq: Int64(index) * 1_000_003, senderId: UserID(42),
+                clientMsgId: index.isMultiple(of: 2) ? "c-\(index)" : "odd\"id\\\(index)", kind: index == 3 ? "poll.v2" : .text,
+                content: content, sentAt: 1_795_000_000_000 + Int64(index))
+        }
+    }
+
+    @Test func messagesDecodeToTheSameValueWithTheSameKeysAsFromJSONEncoder() throws {
+        for message in Self.messages {
+            var writer = JSONWriter()
+            try writer.message(message)
+            let written = Data(writer.bytes)
+            #expect(try JSONDecoder().decode(Message.self, from: written) == message)
+            let reference = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(message))
+            #expect(try JSONDecoder().decode(JSONValue.self, from: written) == reference)
+        }
+    }
+
+    @Test func nonFiniteNumbersAreRejectedAsJSONEncoderRejectsThem() {
+        for number in [Double.infinity, -.infinity, .nan] {
+            var writer = JSONWriter()
+            #expect(throws: EncodingError.self) { try writer.value(["n": .number(number)]) }
+            #expect(throws: EncodingError.self) { try JSONEncoder().encode(JSONValue.number(number)) }
+        }
+    }
+}
