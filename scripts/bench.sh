@@ -3,14 +3,16 @@
 # then stops the server. Extra arguments go to `parley bench`.
 #   scripts/bench.sh direct --users 20 --rate 1000 --duration 5
 # Environment: PARLEY_BENCH_PORT (default 18080), PARLEY_BENCH_SERVE_ARGS (more serve flags),
-# PARLEY_BENCH_BIN (the parley binary, for comparing two builds; default the release build).
+# PARLEY_BENCH_SERVER_BIN (the server binary to measure, to compare builds under the same
+# load generator; default the release build, which always runs the load).
 set -euo pipefail
 PORT="${PARLEY_BENCH_PORT:-18080}"
-BIN="${PARLEY_BENCH_BIN:-.build/release/parley}"
+BIN=.build/release/parley
 [ -x "$BIN" ] || swift build -c release --product parley
+SERVER_BIN="${PARLEY_BENCH_SERVER_BIN:-$BIN}"
 DATA="$(mktemp -d)"
 # shellcheck disable=SC2086
-"$BIN" serve --port "$PORT" --data-dir "$DATA" --bcrypt-cost 4 --log-level error ${PARLEY_BENCH_SERVE_ARGS:-} &
+"$SERVER_BIN" serve --port "$PORT" --data-dir "$DATA" --bcrypt-cost 4 --log-level error ${PARLEY_BENCH_SERVE_ARGS:-} &
 SERVER=$!
 trap 'kill -TERM $SERVER 2>/dev/null; wait $SERVER 2>/dev/null; rm -rf "$DATA"' EXIT
 for _ in $(seq 100); do curl -fs "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.1; done
