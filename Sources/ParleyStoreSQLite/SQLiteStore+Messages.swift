@@ -4,50 +4,54 @@ import ParleyStore
 
 extension SQLiteStore {
     public func appendMessage(_ new: NewMessage) async throws -> AppendResult {
-        try await pool.write { db in
-            // The append path runs per message, so its statements are prepared once per connection.
-            let originalRow = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM messages WHERE sender_id = ? AND client_msg_id = ?"),
-                arguments: [new.senderId.rawValue, new.clientMsgId])
-            if let originalRow {
-                let original = try Message(row: originalRow)
-                try self.checkRetryTarget(db, original: original, target: new.target)
-                return AppendResult(message: original, duplicate: true)
-            }
-            let conversationId: ConversationID
-            switch new.target {
-            case .conversation(let id): conversationId = id
-            case .directWith(let peerId):
-                conversationId = try self.directConversation(db, between: new.senderId, and: peerId, at: new.sentAt)
-            }
-            let recipients = try Self.memberIDs(db, of: conversationId, requiring: new.senderId)
-            let version = try self.nextVersion(db)
-            let seq = try Int64.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        UPDATE conversations SET max_seq = max_seq + 1, version = ?, last_activity_at = ?
-                        WHERE id = ? RETURNING max_seq
-                        """),
-                arguments: [version, new.sentAt, conversationId.rawValue])!
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO messages (conversation_id, seq, sender_id, client_msg_id, kind, content, sent_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """
-            ).execute(
-                arguments: [
-                    conversationId.rawValue, seq, new.senderId.rawValue, new.clientMsgId, new.kind.rawValue,
-                    new.contentJSON, new.sentAt,
-                ])
-            let message = Message(
-                id: MessageID(db.lastInsertedRowID), conversationId: conversationId, seq: seq, senderId: new.senderId,
-                clientMsgId: new.clientMsgId, kind: new.kind, content: new.content, sentAt: new.sentAt)
-            // Sending implies having read everything before it.
-            try db.cachedStatement(sql: "UPDATE members SET read_seq = ?, version = ? WHERE conversation_id = ? AND user_id = ?")
-                .execute(arguments: [seq, version, conversationId.rawValue, new.senderId.rawValue])
-            self.publishAfterCommit(db, .message(message, recipients: recipients, origin: new.origin))
-            return AppendResult(message: message, duplicate: false)
+        try await groupCommit.append(new, to: self)
+    }
+
+    /// Appends one message inside the current transaction. Everything that can reject it
+    /// (retry target, membership) is checked before anything is published.
+    func append(_ db: Database, _ new: NewMessage) throws -> AppendResult {
+        // The append path runs per message, so its statements are prepared once per connection.
+        let originalRow = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM messages WHERE sender_id = ? AND client_msg_id = ?"),
+            arguments: [new.senderId.rawValue, new.clientMsgId])
+        if let originalRow {
+            let original = try Message(row: originalRow)
+            try checkRetryTarget(db, original: original, target: new.target)
+            return AppendResult(message: original, duplicate: true)
         }
+        let conversationId: ConversationID
+        switch new.target {
+        case .conversation(let id): conversationId = id
+        case .directWith(let peerId):
+            conversationId = try directConversation(db, between: new.senderId, and: peerId, at: new.sentAt)
+        }
+        let recipients = try Self.memberIDs(db, of: conversationId, requiring: new.senderId)
+        let version = try nextVersion(db)
+        let seq = try Int64.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    UPDATE conversations SET max_seq = max_seq + 1, version = ?, last_activity_at = ?
+                    WHERE id = ? RETURNING max_seq
+                    """),
+            arguments: [version, new.sentAt, conversationId.rawValue])!
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO messages (conversation_id, seq, sender_id, client_msg_id, kind, content, sent_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(
+            arguments: [
+                conversationId.rawValue, seq, new.senderId.rawValue, new.clientMsgId, new.kind.rawValue,
+                new.contentJSON, new.sentAt,
+            ])
+        let message = Message(
+            id: MessageID(db.lastInsertedRowID), conversationId: conversationId, seq: seq, senderId: new.senderId,
+            clientMsgId: new.clientMsgId, kind: new.kind, content: new.content, sentAt: new.sentAt)
+        // Sending implies having read everything before it.
+        try db.cachedStatement(sql: "UPDATE members SET read_seq = ?, version = ? WHERE conversation_id = ? AND user_id = ?")
+            .execute(arguments: [seq, version, conversationId.rawValue, new.senderId.rawValue])
+        publishAfterCommit(db, .message(message, recipients: recipients, origin: new.origin))
+        return AppendResult(message: message, duplicate: false)
     }
 
     /// A retry must aim at the conversation of the original; reusing an id elsewhere is a client bug.

@@ -20,6 +20,7 @@ public final class SQLiteStore: ParleyStore {
 
     let pool: DatabasePool
     public let changes = ChangeFeed()
+    let groupCommit = GroupCommit()
 
     /// Opens (creating if needed) the database at `path` and migrates it to the current schema.
     public init(path: String, durability: Durability = .full) throws {
