@@ -63,18 +63,24 @@ struct BenchClient: Sendable {
 /// sends do not wait for their acknowledgement (the load is open-loop).
 final class BenchSocket: Sendable {
     private let socket: any RealtimeSocket
+    private let api: APIClient
+    private let token: String
     private let acknowledged = Atomic<Int>(0)
     private let failed = Mutex<(count: Int, first: String?)>((0, nil))
     private let reader = Mutex<Task<Void, Never>?>(nil)
 
-    private init(socket: any RealtimeSocket) { self.socket = socket }
+    private init(socket: any RealtimeSocket, api: APIClient, token: String) {
+        self.socket = socket
+        self.api = api
+        self.token = token
+    }
 
     static func open(
         _ client: BenchClient, token: String, clock: BenchClock,
         onMessage: @escaping @Sendable (Message, Duration) -> Void = { _, _ in }
     ) async throws -> BenchSocket {
         let socket = try await NIOWebSocketTransport().open(url: client.api.webSocketURL)
-        let bench = BenchSocket(socket: socket)
+        let bench = BenchSocket(socket: socket, api: client.api, token: token)
         let ready = AsyncStream<Bool>.makeStream()
         let task = Task {
             var announced = false
@@ -110,6 +116,20 @@ final class BenchSocket: Sendable {
     /// Sends a request frame without waiting for its answer.
     func send<Payload: Codable & Sendable>(_ type: ClientFrameType, _ payload: Payload, id: String) async throws {
         try await socket.send(String(decoding: try JSONEncoder().encode(Frame(type, id: id, payload: payload)), as: UTF8.self))
+    }
+
+    /// How many messages in `conversation` whose `clientMsgId` starts with `prefix` the
+    /// server holds, read over HTTP as this socket's user.
+    func committedMessages(in conversation: ConversationID, clientMsgIdPrefix prefix: String) async throws -> Int {
+        var count = 0
+        var after: Int64 = 0
+        while true {
+            let page: HistoryPage = try await api.call(
+                .history, [conversation], query: ["after": "\(after)", "limit": "200"], token: token)
+            count += page.messages.filter { $0.clientMsgId.hasPrefix(prefix) }.count
+            guard page.hasMore, let last = page.messages.last else { return count }
+            after = last.seq
+        }
     }
 
     /// `result` frames received so far (acknowledged sends).

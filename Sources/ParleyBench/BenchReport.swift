@@ -15,6 +15,9 @@ public struct BenchReport: Codable, Sendable {
     public var lost = 0
     public var duplicates = 0
     public var outOfOrder = 0
+    /// When deliveries are missing: how many of the run's messages the server committed.
+    /// Fewer than `sent` points at the send path; all of them, at fan-out or the receiver.
+    public var committed: Int?
     /// Error frames and sockets closed by the server during the run, and the first of them.
     public var errors = 0
     public var firstError: String?
@@ -40,6 +43,7 @@ public struct BenchReport: Codable, Sendable {
             row("deliveries (expected)", "\(deliveries) (\(expectedDeliveries))")
             row("lost / duplicates / out of order", "\(lost) / \(duplicates) / \(outOfOrder)")
         }
+        if let committed { row("committed by the server", "\(committed)") }
         if errors > 0 { row("errors and closes", "\(errors), first: \(firstError ?? "?")") }
         row("duration", String(format: "%.2f s", durationSeconds))
         row("throughput", String(format: "%.0f /s", throughput))

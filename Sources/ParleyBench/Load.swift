@@ -7,7 +7,9 @@ enum Load {
     /// Sends `rate × duration` messages at their scheduled times (not when the previous one
     /// was acknowledged, so queueing in the server shows as latency), round-robin over
     /// `targets`, each carrying its scheduled time in `content.t`; then waits up to 10 s for
-    /// the deliveries. Fills duration, error frames, and the server's CPU and memory figures.
+    /// the deliveries. Fills duration, acknowledgements, error frames, the server's CPU and
+    /// memory figures, and, when deliveries are missing, how many of the messages the server
+    /// committed.
     static func send(
         rate: Double, duration: Double, size: Int, clock: BenchClock, id prefix: String,
         targets: [(BenchSocket, ConversationID)], tracker: DeliveryTracker, report: inout BenchReport, server: ServerProcess?
@@ -45,6 +47,15 @@ enum Load {
             report.figures["server CPU per message (µs)"] = (cpuAfter - cpuBefore) / Double(total) * 1_000_000
         }
         report.acknowledged = sockets.reduce(0) { $0 + $1.acknowledgements } - acknowledgedBefore
+        if tracker.received < expected {
+            // Where were they lost? Count what the server committed of this run.
+            var committed = 0
+            for conversation in Set(targets.map(\.1)) {
+                let socket = targets.first { $0.1 == conversation }!.0
+                committed += try await socket.committedMessages(in: conversation, clientMsgIdPrefix: "\(prefix)-")
+            }
+            report.committed = committed
+        }
         report.errors = sockets.reduce(0) { $0 + $1.errors.count } - errorsBefore
         report.firstError = sockets.lazy.compactMap(\.errors.first).first
         if let resident = server?.residentKiB { report.figures["server RSS (MiB)"] = resident / 1024 }

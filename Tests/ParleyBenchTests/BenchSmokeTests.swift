@@ -39,6 +39,22 @@ import Testing
         await server.stop()
     }
 
+    /// Receivers that never ping are closed by the server's heartbeat sweep mid-run: the
+    /// report must show the loss, that the server committed every message (so the loss
+    /// happened after the commit), and the close that caused it.
+    @Test func aLossAfterTheCommitIsReportedWithWhatTheServerCommittedAndWhy() async throws {
+        let server = try await InProcessServer.start { $0.heartbeatTimeout = .seconds(1) }
+        var options = Self.tinyOptions(server)
+        options.rate = 10
+        options.duration = 3
+        let report = try #require(try await BenchScenario.group.run(options).first)
+        #expect(report.lost > 0)
+        #expect(report.committed == report.sent)
+        #expect(report.errors >= 1)
+        #expect(report.firstError?.contains("4004") == true, "\(report.firstError ?? "no error")")
+        await server.stop()
+    }
+
     private static func tinyOptions(_ server: InProcessServer) -> BenchOptions {
         var options = BenchOptions()
         options.server = server.url
