@@ -7,18 +7,21 @@ enum Load {
     /// Sends `rate × duration` messages at their scheduled times (not when the previous one
     /// was acknowledged, so queueing in the server shows as latency), round-robin over
     /// `targets`, each carrying its scheduled time in `content.t`; then waits up to 10 s for
-    /// the deliveries. Fills duration, acknowledgements, error frames, the server's CPU and
+    /// the deliveries to `receivers`. Fills duration, acknowledgements, error frames, the server's CPU and
     /// memory figures, and, when deliveries are missing, how many of the messages the server
     /// committed.
     static func send(
         rate: Double, duration: Double, size: Int, clock: BenchClock, id prefix: String,
-        targets: [(BenchSocket, ConversationID)], tracker: DeliveryTracker, report: inout BenchReport, server: ServerProcess?
+        targets: [(BenchSocket, ConversationID)], receivers: [BenchSocket], tracker: DeliveryTracker,
+        report: inout BenchReport, server: ServerProcess?
     ) async throws -> Int {
         let total = max(1, Int(rate * duration))
         let padding = String(repeating: "x", count: max(1, size - 40))
         let start = clock.elapsed + .milliseconds(50)
         let cpuBefore = server?.cpuSeconds
-        let sockets = Dictionary(targets.map { (ObjectIdentifier($0.0), $0.0) }, uniquingKeysWith: { first, _ in first }).values
+        let sockets = Dictionary(
+            (targets.map(\.0) + receivers).map { (ObjectIdentifier($0), $0) }, uniquingKeysWith: { first, _ in first }
+        ).values
         let errorsBefore = sockets.reduce(0) { $0 + $1.errors.count }
         let acknowledgedBefore = sockets.reduce(0) { $0 + $1.acknowledgements }
         var next = 0

@@ -93,7 +93,7 @@ public enum BenchScenario: String, CaseIterable, Sendable {
         var report = BenchReport(scenario: "group")
         let sent = try await Load.send(
             rate: options.rate, duration: options.duration, size: options.messageSize, clock: clock, id: "g",
-            targets: [(sockets[0], group)], tracker: tracker, report: &report, server: server)
+            targets: [(sockets[0], group)], receivers: Array(sockets.dropFirst()), tracker: tracker, report: &report, server: server)
         tracker.fill(&report, sent: sent)
         report.parameters = ["rate": "\(Int(options.rate))", "members": "\(members.count)", "size": "\(options.messageSize)"]
         let last = tracker.lastRecipientLatency.percentilesMs

@@ -50,7 +50,7 @@ import Testing
         let report = try #require(try await BenchScenario.group.run(options).first)
         #expect(report.lost > 0)
         #expect(report.committed == report.sent)
-        #expect(report.errors >= 1)
+        #expect(report.errors >= 3, "each silent receiver closed (the sender too, once it stops sending)")
         #expect(report.firstError?.contains("4004") == true, "\(report.firstError ?? "no error")")
         await server.stop()
     }
