@@ -52,6 +52,24 @@ import Testing
         }
     }
 
+    @Test func aMalformedAuthFrameGetsItsErrorAndTheSocketMayAuthenticateAfterwards() async throws {
+        try await withServer { api in
+            let alice = try await api.signUp("alice")
+            let socket = try await LiveSocket.connect(api.webSocketURL)
+            socket.sendRaw(#"{"type":"auth","id":"a1","payload":{"tokn":"x"}}"#)
+            let misspelt = try await socket.waitFor { $0.id == "a1" }
+            #expect(try misspelt.payload(ParleyError.self).code == .unknownField)
+            socket.sendRaw(#"{"type":"hello","id":"h1"}"#)
+            let unknown = try await socket.waitFor { $0.id == "h1" }
+            #expect(try unknown.payload(ParleyError.self).code == .unknownFrameType)
+            let ready = try await socket.request(.auth, AuthPayload(token: alice.token))
+            #expect(ready.type == "ready")
+            let sync: SyncResponse = try await socket.call(.sync, SyncRequest())
+            #expect(sync.conversations.isEmpty)
+            await socket.close()
+        }
+    }
+
     @Test func tokenInTheUpgradeURLAuthenticatesWithoutAnAuthFrame() async throws {
         try await withServer { api in
             let alice = try await api.signUp("alice")

@@ -18,12 +18,15 @@ struct ClientRequestFrame: Decodable {
     }
 
     let id: String?
+    /// The frame's type; nil when this server version does not know it.
+    let type: ClientFrameType?
     let request: Result<Request, any Error>
 
     init(from decoder: any Decoder) throws {
         let header = try FrameHeader.decodeStrictly(from: decoder)
         id = header.id
-        guard let type = ClientFrameType(rawValue: header.type) else {
+        type = ClientFrameType(rawValue: header.type)
+        guard let type else {
             request = .failure(ParleyError(.unknownFrameType, "Unknown frame type '\(header.type)'."))
             return
         }

@@ -86,7 +86,7 @@ struct WebSocketGateway: Sendable {
             return
         }
         do {
-            try await dispatch(frame.request, id: frame.id, on: connection)
+            try await dispatch(frame, on: connection)
         } catch {
             let parleyError =
                 switch error {
@@ -97,25 +97,30 @@ struct WebSocketGateway: Sendable {
         }
     }
 
-    /// Answers one request; `request` holds the decoding failure of a bad frame, which is
-    /// reported only once the connection may send that kind of frame (ping and auth always).
-    private func dispatch(_ request: Result<ClientRequestFrame.Request, any Error>, id: String?, on connection: GatewayConnection)
-        async throws
-    {
-        if case .success(.ping) = request {
+    /// Answers one request. A frame that failed to decode throws its error here: at once for
+    /// `ping`, `auth` and unknown types, and for the rest only once the socket is authenticated.
+    private func dispatch(_ frame: ClientRequestFrame, on connection: GatewayConnection) async throws {
+        let id = frame.id
+        switch frame.type {
+        case .ping?:
             reply(connection, .pong, id: id, EmptyPayload?.none)
             return
-        }
-        if case .success(.auth(let payload)) = request {
-            await authenticate(connection, token: payload.token, requestId: id)
+        case .auth?:
+            if case .auth(let payload) = try frame.request.get() {
+                await authenticate(connection, token: payload.token, requestId: id)
+            }
             return
+        case nil:
+            _ = try frame.request.get()
+        case .send?, .sync?, .history?, .read?:
+            break
         }
         guard let identity = connection.identity else {
             reply(connection, .error, id: id, ParleyError(.unauthenticated, "Send an auth frame first."))
             connection.queue.close(.unauthenticated, reason: "Not authenticated.")
             return
         }
-        switch try request.get() {
+        switch try frame.request.get() {
         case .send(let request):
             let response = try await messaging.send(request, from: identity, origin: connection.tag)
             connection.queue.enqueue(try MessageFrames.ack(response, id: id))
