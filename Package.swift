@@ -153,6 +153,7 @@ let package = Package(
             name: "ParleyStoreTests",
             dependencies: [
                 "ParleyStore", "ParleyStoreSQLite", "ParleyStorePostgres", "ParleyTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -66,7 +66,7 @@ final class BenchSocket: Sendable {
     private let api: APIClient
     private let token: String
     private let acknowledged = Atomic<Int>(0)
-    private let failed = Mutex<(count: Int, first: String?)>((0, nil))
+    private let failed = Mutex<[String]>([])
     private let reader = Mutex<Task<Void, Never>?>(nil)
 
     private init(socket: any RealtimeSocket, api: APIClient, token: String) {
@@ -86,7 +86,7 @@ final class BenchSocket: Sendable {
             var announced = false
             for await event in socket.events {
                 guard case .text(let text) = event else {
-                    if case .closed(let code) = event { bench.failed.withLock { $0 = ($0.count + 1, $0.first ?? "socket closed with code \(code.map(String.init) ?? "none")") } }
+                    if case .closed(let code) = event { bench.failed.withLock { $0.append("socket closed with code \(code.map(String.init) ?? "none")") } }
                     break
                 }
                 if text.hasPrefix(#"{"type":"message""#) || text.contains(#""type":"message""#) {
@@ -97,7 +97,7 @@ final class BenchSocket: Sendable {
                 } else if text.contains(#""type":"result""#) {
                     bench.acknowledged.add(1, ordering: .relaxed)
                 } else if text.contains(#""type":"error""#) {
-                    bench.failed.withLock { $0 = ($0.count + 1, $0.first ?? text) }
+                    bench.failed.withLock { $0.append(text) }
                     if !announced { ready.continuation.yield(false) }
                 } else if !announced, text.contains(#""type":"ready""#) {
                     announced = true
@@ -134,8 +134,8 @@ final class BenchSocket: Sendable {
 
     /// `result` frames received so far (acknowledged sends).
     var acknowledgements: Int { acknowledged.load(ordering: .relaxed) }
-    /// `error` frames and unexpected closes so far, and the first of them.
-    var errors: (count: Int, first: String?) { failed.withLock { $0 } }
+    /// `error` frames and closes so far, oldest first.
+    var errors: [String] { failed.withLock { $0 } }
 
     func close() async {
         await socket.close()

@@ -18,7 +18,8 @@ public struct BenchReport: Codable, Sendable {
     /// When deliveries are missing: how many of the run's messages the server committed.
     /// Fewer than `sent` points at the send path; all of them, at fan-out or the receiver.
     public var committed: Int?
-    /// Error frames and sockets closed by the server during the run, and the first of them.
+    /// Error frames and socket closes during the run, and one of them (the first on the
+    /// first socket that had any).
     public var errors = 0
     public var firstError: String?
     public var durationSeconds = 0.0

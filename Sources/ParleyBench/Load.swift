@@ -19,11 +19,11 @@ enum Load {
         let padding = String(repeating: "x", count: max(1, size - 40))
         let start = clock.elapsed + .milliseconds(50)
         let cpuBefore = server?.cpuSeconds
-        let sockets = Dictionary(
-            (targets.map(\.0) + receivers).map { (ObjectIdentifier($0), $0) }, uniquingKeysWith: { first, _ in first }
-        ).values
-        let errorsBefore = sockets.reduce(0) { $0 + $1.errors.count }
+        var seen = Set<ObjectIdentifier>()
+        let sockets = (targets.map(\.0) + receivers).filter { seen.insert(ObjectIdentifier($0)).inserted }
+        let errorsBefore = sockets.map(\.errors.count)
         let acknowledgedBefore = sockets.reduce(0) { $0 + $1.acknowledgements }
+        var acknowledged: Int { sockets.reduce(0) { $0 + $1.acknowledgements } - acknowledgedBefore }
         var next = 0
         while next < total {
             let now = clock.elapsed
@@ -42,25 +42,30 @@ enum Load {
         let sendingEnded = clock.elapsed
         let expected = total * tracker.expectedRecipients
         let deadline = ContinuousClock.now + .seconds(10)
-        while tracker.received < expected, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        while tracker.received < expected || acknowledged < total, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         // Throughput counts until the last delivery, so a backlog drained after the sending
         // ended does not pass for keeping up.
         report.durationSeconds = (max(sendingEnded, tracker.lastArrival) - start).seconds
         if let cpuBefore, let cpuAfter = server?.cpuSeconds {
             report.figures["server CPU per message (µs)"] = (cpuAfter - cpuBefore) / Double(total) * 1_000_000
         }
-        report.acknowledged = sockets.reduce(0) { $0 + $1.acknowledgements } - acknowledgedBefore
+        report.acknowledged = acknowledged
         if tracker.received < expected {
-            // Where were they lost? Count what the server committed of this run.
-            var committed = 0
+            // Where were they lost? Count what the server committed of this run (nil when the
+            // server cannot even answer that).
+            var committed: Int? = 0
             for conversation in Set(targets.map(\.1)) {
                 let socket = targets.first { $0.1 == conversation }!.0
-                committed += try await socket.committedMessages(in: conversation, clientMsgIdPrefix: "\(prefix)-")
+                let count = try? await socket.committedMessages(in: conversation, clientMsgIdPrefix: "\(prefix)-")
+                committed = count.flatMap { count in committed.map { $0 + count } }
             }
             report.committed = committed
         }
-        report.errors = sockets.reduce(0) { $0 + $1.errors.count } - errorsBefore
-        report.firstError = sockets.lazy.compactMap(\.errors.first).first
+        let newErrors = zip(sockets, errorsBefore).map { socket, before in socket.errors.dropFirst(before) }
+        report.errors = newErrors.reduce(0) { $0 + $1.count }
+        report.firstError = newErrors.lazy.compactMap(\.first).first
         if let resident = server?.residentKiB { report.figures["server RSS (MiB)"] = resident / 1024 }
         return total
     }

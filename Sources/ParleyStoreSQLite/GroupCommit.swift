@@ -43,17 +43,8 @@ final class GroupCommit: Sendable {
             guard !batch.isEmpty else { return }
             do {
                 let results = try await store.pool.write { db in
-                    batch.map { waiting -> Result<AppendResult, any Error> in
-                        var result: Result<AppendResult, any Error> = .failure(CancellationError())
-                        do {
-                            try db.inSavepoint {
-                                result = .success(try store.append(db, waiting.message))
-                                return .commit
-                            }
-                        } catch {
-                            result = .failure(error)
-                        }
-                        return result
+                    batch.map { waiting in
+                        Result { try store.inSavepointPublishingOnCommit(db) { try store.append(db, waiting.message) } }
                     }
                 }
                 for (waiting, result) in zip(batch, results) { waiting.continuation.resume(with: result) }

@@ -7,8 +7,8 @@ extension SQLiteStore {
         try await groupCommit.append(new, to: self)
     }
 
-    /// Appends one message inside the current transaction. Everything that can reject it
-    /// (retry target, membership) is checked before anything is published.
+    /// Appends one message inside the current transaction (in a savepoint of its own, from
+    /// ``GroupCommit``, which publishes its changes only if the savepoint is kept).
     func append(_ db: Database, _ new: NewMessage) throws -> AppendResult {
         // The append path runs per message, so its statements are prepared once per connection.
         let originalRow = try Row.fetchOne(

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import ParleyCore
 import ParleyStore
+import Synchronization
 
 /// The embedded default backend: one SQLite file in WAL mode, through a GRDB pool.
 ///
@@ -21,6 +22,9 @@ public final class SQLiteStore: ParleyStore {
     let pool: DatabasePool
     public let changes = ChangeFeed()
     let groupCommit = GroupCommit()
+    /// While a savepoint of ``inSavepointPublishingOnCommit(_:_:)`` runs, the changes it
+    /// publishes wait here. Only the writer touches it, one write at a time.
+    private let heldChanges = Mutex<[StoreChange]?>(nil)
 
     /// Opens (creating if needed) the database at `path` and migrates it to the current schema.
     public init(path: String, durability: Durability = .full) throws {
@@ -57,6 +61,29 @@ public final class SQLiteStore: ParleyStore {
 
     /// Publishes `change` once the current transaction commits (in commit order).
     func publishAfterCommit(_ db: Database, _ change: StoreChange) {
+        let held = heldChanges.withLock { held -> Bool in
+            guard held != nil else { return false }
+            held?.append(change)
+            return true
+        }
+        if !held { register(change, in: db) }
+    }
+
+    /// Runs `body` in a savepoint. What it publishes is published at the commit only if the
+    /// savepoint itself was kept: GRDB's commit hooks do not see a savepoint roll back.
+    func inSavepointPublishingOnCommit<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        heldChanges.withLock { $0 = [] }
+        defer { heldChanges.withLock { $0 = nil } }
+        var value: T?
+        try db.inSavepoint {
+            value = try body()
+            return .commit
+        }
+        for change in heldChanges.withLock({ $0 ?? [] }) { register(change, in: db) }
+        return value!
+    }
+
+    private func register(_ change: StoreChange, in db: Database) {
         let feed = changes
         db.afterNextTransaction { _ in feed.publish(change) }
     }

@@ -1,0 +1,33 @@
+import GRDB
+import ParleyCore
+import ParleyStore
+@testable import ParleyStoreSQLite
+import ParleyTesting
+import Synchronization
+import Testing
+
+/// Group commit runs each append in a savepoint of a shared transaction: what a rejected
+/// append published must never reach subscribers, what the others published must.
+struct SQLiteSavepointTests {
+    struct Rejected: Error {}
+
+    @Test func changesPublishedInARolledBackSavepointAreDropped() async throws {
+        let store = try SQLiteStore(path: temporaryDirectory() + "/savepoints.sqlite")
+        let published = Mutex<[SessionID]>([])
+        store.changes.subscribe { change in
+            if case .sessionRevoked(let id) = change { published.withLock { $0.append(id) } }
+        }
+        try await store.pool.write { db in
+            #expect(throws: Rejected.self) {
+                try store.inSavepointPublishingOnCommit(db) {
+                    store.publishAfterCommit(db, .sessionRevoked(SessionID(1)))
+                    throw Rejected()
+                }
+            }
+            try store.inSavepointPublishingOnCommit(db) { store.publishAfterCommit(db, .sessionRevoked(SessionID(2))) }
+            store.publishAfterCommit(db, .sessionRevoked(SessionID(3)))
+        }
+        #expect(published.withLock { $0 } == [SessionID(2), SessionID(3)])
+        try await store.close()
+    }
+}
