@@ -160,7 +160,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ParleyKitTests",
-            dependencies: ["ParleyKit", "ParleyKitTransport", "ParleyTesting", "ParleyCore"],
+            dependencies: [
+                "ParleyKit", "ParleyKitTransport", "ParleyTesting", "ParleyCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

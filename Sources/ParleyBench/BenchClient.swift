@@ -18,9 +18,10 @@ struct BenchClient: Sendable {
     let api: APIClient
     let runID: String
 
-    init(server: String, seed: UInt64) {
+    /// `runID` prefixes the user names, fresh per run so reruns never meet old users.
+    init(server: String) {
         api = APIClient(baseURL: server, http: AsyncHTTPTransport(timeout: .seconds(60)))
-        runID = "b\(seed % 1000)x\(UInt32.random(in: 0..<UInt32.max) % 100_000)"
+        runID = "b\(UInt32.random(in: 0..<UInt32.max) % 100_000_000)"
     }
 
     /// Registers and logs in `count` users, eight at a time (bcrypt makes each take a while).
@@ -52,6 +53,17 @@ struct BenchClient: Sendable {
         return detail.conversation.id
     }
 
+    /// A conversation's whole history, paged by seq.
+    func history(of conversation: ConversationID, token: String) async throws -> [Message] {
+        var messages: [Message] = []
+        while true {
+            let page: HistoryPage = try await api.call(
+                .history, [conversation], query: ["after": "\(messages.last?.seq ?? 0)", "limit": "200"], token: token)
+            messages += page.messages
+            if !page.hasMore || page.messages.isEmpty { return messages }
+        }
+    }
+
     func createGroup(owner: BenchAccount, members: [BenchAccount]) async throws -> ConversationID {
         let detail: ConversationDetail = try await api.call(
             .createGroup, body: CreateGroupRequest(name: "bench", memberIds: members.map(\.id)), token: owner.token)
@@ -63,15 +75,15 @@ struct BenchClient: Sendable {
 /// sends do not wait for their acknowledgement (the load is open-loop).
 final class BenchSocket: Sendable {
     private let socket: any RealtimeSocket
-    private let api: APIClient
+    private let client: BenchClient
     private let token: String
     private let acknowledged = Atomic<Int>(0)
     private let failed = Mutex<[String]>([])
     private let reader = Mutex<Task<Void, Never>?>(nil)
 
-    private init(socket: any RealtimeSocket, api: APIClient, token: String) {
+    private init(socket: any RealtimeSocket, client: BenchClient, token: String) {
         self.socket = socket
-        self.api = api
+        self.client = client
         self.token = token
     }
 
@@ -80,7 +92,7 @@ final class BenchSocket: Sendable {
         onMessage: @escaping @Sendable (Message, Duration) -> Void = { _, _ in }
     ) async throws -> BenchSocket {
         let socket = try await NIOWebSocketTransport().open(url: client.api.webSocketURL)
-        let bench = BenchSocket(socket: socket, api: client.api, token: token)
+        let bench = BenchSocket(socket: socket, client: client, token: token)
         let ready = AsyncStream<Bool>.makeStream()
         let task = Task {
             var announced = false
@@ -89,7 +101,7 @@ final class BenchSocket: Sendable {
                     if case .closed(let code) = event { bench.failed.withLock { $0.append("socket closed with code \(code.map(String.init) ?? "none")") } }
                     break
                 }
-                if text.hasPrefix(#"{"type":"message""#) || text.contains(#""type":"message""#) {
+                if text.contains(#""type":"message""#) {
                     let now = clock.elapsed
                     if let frame = IncomingFrame(text: text), let message = try? frame.payload(Message.self) {
                         onMessage(message, now)
@@ -107,7 +119,7 @@ final class BenchSocket: Sendable {
             ready.continuation.finish()
         }
         bench.reader.withLock { $0 = task }
-        try await socket.send(String(decoding: try JSONEncoder().encode(Frame(ClientFrameType.auth, id: "a", payload: AuthPayload(token: token))), as: UTF8.self))
+        try await bench.send(.auth, AuthPayload(token: token), id: "a")
         var iterator = ready.stream.makeAsyncIterator()
         guard await iterator.next() == true else { throw ParleyError(.invalidToken, "The bench socket was not accepted.") }
         return bench
@@ -115,21 +127,13 @@ final class BenchSocket: Sendable {
 
     /// Sends a request frame without waiting for its answer.
     func send<Payload: Codable & Sendable>(_ type: ClientFrameType, _ payload: Payload, id: String) async throws {
-        try await socket.send(String(decoding: try JSONEncoder().encode(Frame(type, id: id, payload: payload)), as: UTF8.self))
+        try await socket.send(try JSONText.encode(Frame(type, id: id, payload: payload)))
     }
 
     /// How many messages in `conversation` whose `clientMsgId` starts with `prefix` the
     /// server holds, read over HTTP as this socket's user.
     func committedMessages(in conversation: ConversationID, clientMsgIdPrefix prefix: String) async throws -> Int {
-        var count = 0
-        var after: Int64 = 0
-        while true {
-            let page: HistoryPage = try await api.call(
-                .history, [conversation], query: ["after": "\(after)", "limit": "200"], token: token)
-            count += page.messages.filter { $0.clientMsgId.hasPrefix(prefix) }.count
-            guard page.hasMore, let last = page.messages.last else { return count }
-            after = last.seq
-        }
+        try await client.history(of: conversation, token: token).filter { $0.clientMsgId.hasPrefix(prefix) }.count
     }
 
     /// `result` frames received so far (acknowledged sends).

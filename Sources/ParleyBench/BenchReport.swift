@@ -55,9 +55,16 @@ public struct BenchReport: Codable, Sendable {
         return lines.joined(separator: "\n")
     }
 
-    public var json: String {
+    /// Reports as one JSON array, keys sorted, for comparing runs.
+    public static func json(_ reports: [BenchReport]) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+        return String(decoding: try encoder.encode(reports), as: UTF8.self)
+    }
+
+    /// The first report that breaks delivery: a duplicate or a reordering anywhere, or a loss
+    /// anywhere but in the step where a ramp stopped (falling behind is what ends a ramp).
+    public static func firstDeliveryFault(in reports: [BenchReport]) -> BenchReport? {
+        reports.first { $0.duplicates > 0 || $0.outOfOrder > 0 || ($0.lost > 0 && $0.figures["held"] != 0) }
     }
 }

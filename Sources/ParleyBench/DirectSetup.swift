@@ -41,11 +41,9 @@ final class DirectSetup: Sendable {
             [(sockets[2 * pair], conversation), (sockets[2 * pair + 1], conversation)]
         }
         var report = BenchReport(scenario: round == 0 ? "direct" : "ramp step \(round)")
-        let sent = try await Load.send(
+        try await Load.send(
             rate: rate, duration: duration, size: options.messageSize, clock: clock, id: "r\(round)", targets: targets,
             receivers: sockets, tracker: tracker, report: &report, server: server)
-        tracker.fill(&report, sent: sent)
-        report.throughput = Double(report.deliveries) / max(report.durationSeconds, 0.001)
         report.parameters = ["rate": "\(Int(rate))", "pairs": "\(conversations.count)", "size": "\(options.messageSize)"]
         return report
     }

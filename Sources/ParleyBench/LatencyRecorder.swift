@@ -9,8 +9,6 @@ final class LatencyRecorder: Sendable {
         _ = histogram.withLock { $0.record(UInt64(max(1, microseconds))) }
     }
 
-    var count: UInt64 { histogram.withLock { $0.totalCount } }
-
     /// p50, p90, p99, p99.9 and max in milliseconds.
     var percentilesMs: [String: Double] {
         histogram.withLock { histogram in
@@ -22,9 +20,5 @@ final class LatencyRecorder: Sendable {
             result["max"] = Double(histogram.max) / 1000
             return result
         }
-    }
-
-    func percentileMs(_ percentile: Double) -> Double {
-        histogram.withLock { $0.totalCount == 0 ? 0 : Double($0.valueAtPercentile(percentile)) / 1000 }
     }
 }

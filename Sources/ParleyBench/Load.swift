@@ -7,14 +7,14 @@ enum Load {
     /// Sends `rate × duration` messages at their scheduled times (not when the previous one
     /// was acknowledged, so queueing in the server shows as latency), round-robin over
     /// `targets`, each carrying its scheduled time in `content.t`; then waits up to 10 s for
-    /// the deliveries to `receivers`. Fills duration, acknowledgements, error frames, the server's CPU and
-    /// memory figures, and, when deliveries are missing, how many of the messages the server
-    /// committed.
+    /// the deliveries to `receivers`. Fills in the delivery checks, duration, throughput
+    /// (deliveries per second), acknowledgements, error frames, the server's CPU and memory,
+    /// and, when deliveries are missing, how many of the messages the server committed.
     static func send(
         rate: Double, duration: Double, size: Int, clock: BenchClock, id prefix: String,
         targets: [(BenchSocket, ConversationID)], receivers: [BenchSocket], tracker: DeliveryTracker,
         report: inout BenchReport, server: ServerProcess?
-    ) async throws -> Int {
+    ) async throws {
         let total = max(1, Int(rate * duration))
         let padding = String(repeating: "x", count: max(1, size - 40))
         let start = clock.elapsed + .milliseconds(50)
@@ -48,6 +48,8 @@ enum Load {
         // Throughput counts until the last delivery, so a backlog drained after the sending
         // ended does not pass for keeping up.
         report.durationSeconds = (max(sendingEnded, tracker.lastArrival) - start).seconds
+        tracker.fill(&report, sent: total)
+        report.throughput = Double(report.deliveries) / max(report.durationSeconds, 0.001)
         if let cpuBefore, let cpuAfter = server?.cpuSeconds {
             report.figures["server CPU per message (µs)"] = (cpuAfter - cpuBefore) / Double(total) * 1_000_000
         }
@@ -67,6 +69,5 @@ enum Load {
         report.errors = newErrors.reduce(0) { $0 + $1.count }
         report.firstError = newErrors.lazy.compactMap(\.first).first
         if let resident = server?.residentKiB { report.figures["server RSS (MiB)"] = resident / 1024 }
-        return total
     }
 }

@@ -15,7 +15,6 @@ public struct BenchOptions: Sendable {
     public var p99BoundMs = 50.0
     /// The most steps a ramp takes.
     public var rampSteps = 12
-    public var seed: UInt64 = 1
     public var serverPID: Int32?
 
     public init() {}
@@ -27,7 +26,7 @@ public enum BenchScenario: String, CaseIterable, Sendable {
     case idle, direct, ramp, group, catchup, login
 
     public func run(_ options: BenchOptions) async throws -> [BenchReport] {
-        let client = BenchClient(server: options.server, seed: options.seed)
+        let client = BenchClient(server: options.server)
         let server = options.serverPID.map(ServerProcess.init)
         switch self {
         case .direct: return [try await Self.direct(options, client, server)]
@@ -91,15 +90,12 @@ public enum BenchScenario: String, CaseIterable, Sendable {
             })
         }
         var report = BenchReport(scenario: "group")
-        let sent = try await Load.send(
+        try await Load.send(
             rate: options.rate, duration: options.duration, size: options.messageSize, clock: clock, id: "g",
             targets: [(sockets[0], group)], receivers: Array(sockets.dropFirst()), tracker: tracker, report: &report, server: server)
-        tracker.fill(&report, sent: sent)
         report.parameters = ["rate": "\(Int(options.rate))", "members": "\(members.count)", "size": "\(options.messageSize)"]
         let last = tracker.lastRecipientLatency.percentilesMs
         for (key, value) in last { report.figures["last recipient \(key) (ms)"] = value }
-        report.throughput = Double(report.deliveries) / max(report.durationSeconds, 0.001)
-        report.figures["deliveries/s"] = report.throughput
         for socket in sockets { await socket.close() }
         return report
     }
@@ -157,23 +153,15 @@ public enum BenchScenario: String, CaseIterable, Sendable {
         let start = ContinuousClock.now
         let tokens: TokenResponse = try await client.api.call(
             .login, body: LoginRequest(login: accounts[1].username, password: "Bench-pass-1", device: "catchup"))
-        var maxSeq: Int64 = 0
         var cursor: String?
         repeat {
             var query = ["limit": "500"]
             query["cursor"] = cursor
             let page: SyncResponse = try await client.api.call(.sync, query: query, token: tokens.accessToken)
-            maxSeq = max(maxSeq, page.conversations.first { $0.id == conversation }?.maxSeq ?? 0)
             cursor = page.cursor
             if !page.hasMore { break }
         } while true
-        var seqs: [Int64] = []
-        while (seqs.last ?? 0) < maxSeq {
-            let page: HistoryPage = try await client.api.call(
-                .history, [conversation], query: ["after": "\(seqs.last ?? 0)", "limit": "200"], token: tokens.accessToken)
-            seqs += page.messages.map(\.seq)
-            if page.messages.isEmpty { break }
-        }
+        let seqs = try await client.history(of: conversation, token: tokens.accessToken).map(\.seq)
         let elapsed = (ContinuousClock.now - start).seconds
         var report = BenchReport(scenario: "catchup")
         report.parameters = ["missed": "\(options.messages)"]
@@ -216,7 +204,7 @@ public enum BenchScenario: String, CaseIterable, Sendable {
         report.parameters = ["logins": "\(count)", "concurrency": "16"]
         report.sent = count
         report.durationSeconds = (ContinuousClock.now - start).seconds
-        report.throughput = Double(count) / report.durationSeconds
+        report.throughput = Double(count) / max(report.durationSeconds, 0.001)
         report.latencyMs = latency.percentilesMs
         if let cpuBefore, let cpuAfter = server?.cpuSeconds {
             report.figures["server CPU per login (ms)"] = (cpuAfter - cpuBefore) / Double(count) * 1000

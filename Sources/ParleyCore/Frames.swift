@@ -63,23 +63,6 @@ public struct EmptyPayload: Codable, Sendable, Hashable, StrictDecodable {
     public func encode(to encoder: any Encoder) throws { _ = encoder.container(keyedBy: CodingKeys.self) }
 }
 
-/// The type and id of a frame, read before its payload is decoded by type. Rejects envelope
-/// fields other than `type`, `id` and `payload`.
-public struct FrameHeader: Decodable, Sendable, StrictDecodable {
-    public var type: String
-    public var id: String?
-
-    public enum CodingKeys: String, CodingKey, CaseIterable {
-        case type, id, payload
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        type = try container.decode(String.self, forKey: .type)
-        id = try container.decodeIfPresent(String.self, forKey: .id)
-    }
-}
-
 /// The payload of an `auth` frame.
 public struct AuthPayload: Codable, Sendable, StrictDecodable {
     public var token: String

@@ -4,7 +4,7 @@
 /// every request type lists its fields once, in `CodingKeys`, and decoding through
 /// ``StrictDecodable/decodeStrictly(from:)`` checks the object against that list.
 public protocol StrictDecodable: Decodable {
-    associatedtype CodingKeys: CodingKey & CaseIterable
+    associatedtype CodingKeys: CodingKey
 }
 
 /// A coding key that accepts any name, used to list the keys an object really has.

@@ -40,7 +40,7 @@ extension PostgresStore {
         try await write { connection, notes in
             let others = try await self.existingUsers(connection, Set(memberIds).subtracting([ownerId]).sorted())
             guard others.count + 1 <= Limits.maxGroupMembers else {
-                throw ParleyError(.groupFull, "A group may have at most \(Limits.maxGroupMembers) members.")
+                throw ParleyError.groupFull()
             }
             let version = try await self.nextVersion(connection)
             let id = ConversationID(
@@ -70,7 +70,7 @@ extension PostgresStore {
             let added = try await self.existingUsers(connection, Set(userIds).subtracting(current).sorted())
             guard !added.isEmpty else { return [] }
             guard current.count + added.count <= Limits.maxGroupMembers else {
-                throw ParleyError(.groupFull, "A group may have at most \(Limits.maxGroupMembers) members.")
+                throw ParleyError.groupFull()
             }
             let version = try await self.nextVersion(connection)
             try await connection.rows(
@@ -106,15 +106,9 @@ extension PostgresStore {
     // MARK: Shared helpers
 
     func memberIDs(_ connection: PostgresConnection, of conversationId: ConversationID, requiring userId: UserID) async throws -> [UserID] {
-        let members = try await connection.rows(
-            "SELECT user_id FROM members WHERE conversation_id = $1", [.int(conversationId.rawValue)], logger: logger
-        ).map { UserID(try $0.int("user_id")) }
-        guard members.contains(userId) else { throw Self.notMember(conversationId) }
+        let members = try await memberList(connection, conversationId)
+        guard members.contains(userId) else { throw ParleyError.notAMember(of: conversationId) }
         return members
-    }
-
-    static func notMember(_ id: ConversationID) -> ParleyError {
-        ParleyError(.notAMember, "You are not a member of conversation \(id).")
     }
 
     /// Summaries of `userId`'s conversations matching `condition` (over `c` and `m`); extra
@@ -146,7 +140,7 @@ extension PostgresStore {
             return summary
         }
         if try await connection.scalar(Int64.self, "SELECT id FROM conversations WHERE id = $1", [.int(id.rawValue)], logger: logger) != nil {
-            throw Self.notMember(id)
+            throw ParleyError.notAMember(of: id)
         }
         throw ParleyError(.conversationNotFound, "Conversation \(id) does not exist.")
     }

@@ -57,9 +57,7 @@ extension PostgresStore {
                 == original.conversationId.rawValue
         }
         guard sameTarget else {
-            throw ParleyError(
-                .clientMessageIDReused,
-                "clientMsgId '\(original.clientMsgId)' was already used for a message in conversation \(original.conversationId).")
+            throw ParleyError.clientMessageIDReused(by: original)
         }
     }
 
@@ -195,7 +193,7 @@ extension PostgresStore {
         return result
     }
 
-    private func memberList(_ connection: PostgresConnection, _ id: ConversationID) async throws -> [UserID] {
+    func memberList(_ connection: PostgresConnection, _ id: ConversationID) async throws -> [UserID] {
         try await connection.rows("SELECT user_id FROM members WHERE conversation_id = $1", [.int(id.rawValue)], logger: logger)
             .map { UserID(try $0.int("user_id")) }
     }

@@ -64,7 +64,12 @@ public final class PostgresStore: ParleyStore {
             client: PostgresClient(configuration: clientConfiguration, backgroundLogger: logger), connection: connection,
             schema: schema, logger: logger)
         store.spawn { await store.client.run() }
-        try await store.migrate(schema: schema)
+        do {
+            try await store.migrate(schema: schema)
+        } catch {
+            try? await store.close()
+            throw error
+        }
         store.spawn { await store.listen() }
         await store.waitUntilListening()
         return store

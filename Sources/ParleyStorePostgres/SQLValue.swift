@@ -6,7 +6,6 @@ enum SQLValue: Sendable {
     case text(String)
     case null
 
-    init(_ value: Int64?) { self = value.map(SQLValue.int) ?? .null }
     init(_ value: String?) { self = value.map(SQLValue.text) ?? .null }
 }
 

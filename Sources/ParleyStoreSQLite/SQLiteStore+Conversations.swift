@@ -46,7 +46,7 @@ extension SQLiteStore {
         try await pool.write { db in
             let others = try self.existingUsers(db, Set(memberIds).subtracting([ownerId]).sorted())
             guard others.count + 1 <= Limits.maxGroupMembers else {
-                throw ParleyError(.groupFull, "A group may have at most \(Limits.maxGroupMembers) members.")
+                throw ParleyError.groupFull()
             }
             let version = try self.nextVersion(db)
             try db.execute(
@@ -74,7 +74,7 @@ extension SQLiteStore {
             let added = try self.existingUsers(db, Set(userIds).subtracting(current).sorted())
             guard !added.isEmpty else { return [] }
             guard current.count + added.count <= Limits.maxGroupMembers else {
-                throw ParleyError(.groupFull, "A group may have at most \(Limits.maxGroupMembers) members.")
+                throw ParleyError.groupFull()
             }
             let version = try self.nextVersion(db)
             try db.execute(
@@ -112,12 +112,8 @@ extension SQLiteStore {
         let members = try Int64.fetchAll(
             db.cachedStatement(sql: "SELECT user_id FROM members WHERE conversation_id = ?"), arguments: [conversationId.rawValue]
         ).map { UserID($0) }
-        guard members.contains(userId) else { throw Self.notMember(conversationId) }
+        guard members.contains(userId) else { throw ParleyError.notAMember(of: conversationId) }
         return members
-    }
-
-    static func notMember(_ id: ConversationID) -> ParleyError {
-        ParleyError(.notAMember, "You are not a member of conversation \(id).")
     }
 
     /// Summaries of `userId`'s conversations matching `condition` (over `c` and `m`).
@@ -152,7 +148,7 @@ extension SQLiteStore {
             ).first
         else {
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM conversations WHERE id = ?", arguments: [id.rawValue]) == true {
-                throw notMember(id)
+                throw ParleyError.notAMember(of: id)
             }
             throw ParleyError(.conversationNotFound, "Conversation \(id) does not exist.")
         }

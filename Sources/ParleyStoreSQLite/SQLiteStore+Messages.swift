@@ -67,10 +67,7 @@ extension SQLiteStore {
                 == original.conversationId.rawValue
         }
         guard sameTarget else {
-            throw ParleyError(
-                .clientMessageIDReused,
-                "clientMsgId '\(original.clientMsgId)' was already used for a message in conversation \(original.conversationId)."
-            )
+            throw ParleyError.clientMessageIDReused(by: original)
         }
     }
 

@@ -1,5 +1,7 @@
+import GRDB
 import ParleyCore
-import ParleyKit
+@testable import ParleyKit
+import ParleyTesting
 import Testing
 
 @Suite struct ClientStoreTests {
@@ -34,5 +36,15 @@ import Testing
         try store.deleteLocalMessage(id, seq: 5)
         #expect(try store.holes(in: id, within: 1...9) == [3...4, 6...8], "deleted for me, never fetched again")
         #expect(try store.allMessages(in: id).map(\.seq) == [1, 2, 9])
+    }
+
+    @Test func aStoreWrittenByTheFirstSchemaIsMigratedWhenOpened() throws {
+        let path = temporaryDirectory() + "/v1.sqlite"
+        try ClientStore.migrator.migrate(DatabaseQueue(path: path), upTo: "v1")
+        let store = try ClientStore(path: path)
+        let id = ConversationID(3)
+        try store.saveMessages([1, 2].map { message($0, in: id) })
+        try store.deleteLocalMessage(id, seq: 1)
+        #expect(try store.allMessages(in: id).map(\.seq) == [2])
     }
 }

@@ -122,7 +122,9 @@ extension LiveServerSuites {
             let ready = await events.next()
             guard case .text(let text)? = ready, text.contains("ready") else { Issue.record("not ready: \(String(describing: ready))"); return }
 
-            try terminateListeners(schema: schema)
+            let terminated = try terminateListeners(schema: schema)
+            #expect(terminated == 1, "the node's one LISTEN connection")
+            guard terminated > 0 else { return }
             var closeCode: Int?
             while let event = await events.next() {
                 if case .closed(let code) = event { closeCode = code; break }
@@ -134,18 +136,21 @@ extension LiveServerSuites {
             await node.stop()
         }
 
-        /// Kills the PostgreSQL backends LISTENing for `schema` (a lost LISTEN connection).
-        func terminateListeners(schema: String) throws {
+        /// Kills the PostgreSQL backends LISTENing for `schema` (a lost LISTEN connection) and
+        /// answers how many there were.
+        func terminateListeners(schema: String) throws -> Int {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = [
                 "psql", TestBackend.postgresURL!, "-qtc",
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query ILIKE '%LISTEN%parley_changes_\(schema)%'",
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query ILIKE '%LISTEN%parley_changes_\(schema)%'",
             ]
-            process.standardOutput = FileHandle.nullDevice
+            let output = Pipe()
+            process.standardOutput = output
             try process.run()
             process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         }
     }
 }

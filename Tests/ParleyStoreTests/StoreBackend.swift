@@ -29,7 +29,7 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
 
     /// The backends available in this environment. PostgreSQL joins when
     /// `PARLEY_TEST_POSTGRES_URL` is set (CI sets it); without it the PostgreSQL cases are not
-    /// generated, and `postgresSkipNotice` says so.
+    /// generated, and `PostgresAvailabilityTests` is reported as skipped with the reason.
     static var available: [StoreBackend] {
         TestBackend.postgresURL == nil ? [.sqlite] : [.sqlite, .postgres]
     }

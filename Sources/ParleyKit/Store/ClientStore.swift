@@ -42,7 +42,6 @@ public final class ClientStore: Sendable {
                         conversation_id INTEGER NOT NULL, seq INTEGER NOT NULL CHECK (seq >= 1),
                         id INTEGER NOT NULL, sender_id INTEGER NOT NULL, client_msg_id TEXT NOT NULL,
                         kind TEXT NOT NULL, content TEXT NOT NULL, sent_at INTEGER NOT NULL,
-                        hidden INTEGER NOT NULL DEFAULT 0,
                         PRIMARY KEY (conversation_id, seq)) WITHOUT ROWID;
                     CREATE TABLE outbox (
                         local_id INTEGER PRIMARY KEY AUTOINCREMENT, client_msg_id TEXT NOT NULL UNIQUE,
@@ -51,6 +50,10 @@ public final class ClientStore: Sendable {
                         sent_seq INTEGER, failure TEXT, retryable INTEGER NOT NULL DEFAULT 1,
                         CHECK ((conversation_id IS NULL) != (to_user_id IS NULL)));
                     """)
+        }
+        // Delete-for-me: the row stays (so its seq is not a hole to fetch again), marked hidden.
+        migrator.registerMigration("v2 hidden messages") { db in
+            try db.execute(sql: "ALTER TABLE messages ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0")
         }
         return migrator
     }

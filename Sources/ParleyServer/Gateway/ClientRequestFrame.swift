@@ -6,7 +6,13 @@ import ParleyCore
 /// A frame whose envelope is malformed fails to decode at all (there is no id to answer);
 /// one whose type is unknown or whose payload is malformed decodes, keeping its id, with the
 /// reason in ``request`` so the error reply can carry that id.
-struct ClientRequestFrame: Decodable {
+///
+/// Decode it as `Strict<ClientRequestFrame>`, so that unknown envelope fields are rejected.
+struct ClientRequestFrame: StrictDecodable {
+    enum CodingKeys: String, CodingKey {
+        case type, id, payload
+    }
+
     /// A request with its strictly decoded payload.
     enum Request {
         case auth(AuthPayload)
@@ -23,14 +29,14 @@ struct ClientRequestFrame: Decodable {
     let request: Result<Request, any Error>
 
     init(from decoder: any Decoder) throws {
-        let header = try FrameHeader.decodeStrictly(from: decoder)
-        id = header.id
-        type = ClientFrameType(rawValue: header.type)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let typeName = try container.decode(String.self, forKey: .type)
+        id = try container.decodeIfPresent(String.self, forKey: .id)
+        type = ClientFrameType(rawValue: typeName)
         guard let type else {
-            request = .failure(ParleyError(.unknownFrameType, "Unknown frame type '\(header.type)'."))
+            request = .failure(ParleyError(.unknownFrameType, "Unknown frame type '\(typeName)'."))
             return
         }
-        let container = try decoder.container(keyedBy: FrameHeader.CodingKeys.self)
         do {
             request = .success(try Self.request(type, in: container))
         } catch {
@@ -38,7 +44,7 @@ struct ClientRequestFrame: Decodable {
         }
     }
 
-    private static func request(_ type: ClientFrameType, in container: KeyedDecodingContainer<FrameHeader.CodingKeys>)
+    private static func request(_ type: ClientFrameType, in container: KeyedDecodingContainer<CodingKeys>)
         throws -> Request
     {
         switch type {
@@ -52,7 +58,7 @@ struct ClientRequestFrame: Decodable {
     }
 
     /// The payload, decoded strictly; a missing or null payload is an error.
-    private static func payload<Payload: StrictDecodable>(in container: KeyedDecodingContainer<FrameHeader.CodingKeys>)
+    private static func payload<Payload: StrictDecodable>(in container: KeyedDecodingContainer<CodingKeys>)
         throws -> Payload
     {
         guard let payload = try container.decodeIfPresent(Strict<Payload>.self, forKey: .payload) else {

@@ -74,7 +74,8 @@ final class ConnectionHub: Service, Sendable {
     func deliver(_ change: StoreChange) {
         switch change {
         case .message(let message, let recipients, let origin):
-            send(.message, to: recipients, except: origin) { try MessageFrames.push(message) }
+            let queued = send(.message, to: recipients, except: origin) { try MessageFrames.push(message) }
+            metrics.deliveries.increment(by: Int64(queued))
         case .events(let eventsByUser):
             for (userId, events) in eventsByUser {
                 for event in events { send(.event, to: [userId]) { try JSONText.encode(Frame(.event, payload: event)) } }
@@ -96,30 +97,33 @@ final class ConnectionHub: Service, Sendable {
         }
     }
 
-    /// Queues one frame, encoded only if some device is to get it, on the users' connections.
+    /// Queues one frame, encoded only if some device is to get it, on the users' connections;
+    /// answers how many queued it.
+    @discardableResult
     private func send(
         _ type: ServerFrameType, to users: [UserID], except origin: ConnectionTag? = nil, encode: () throws -> String
-    ) {
+    ) -> Int {
         let connections = registry.withLock { registry in
             users.flatMap { registry.byUser[$0] ?? [] }.compactMap { $0 == origin ? nil : registry.connections[$0] }
         }
-        guard !connections.isEmpty else { return }
+        guard !connections.isEmpty else { return 0 }
         let text: String
         do {
             text = try encode()
         } catch {
             logger.error("Cannot encode frame", metadata: ["type": "\(type.rawValue)", "error": "\(error)"])
-            return
+            return 0
         }
         var queued = 0
+        let now = NIODeadline.now().uptimeNanoseconds
         for connection in connections {
-            switch connection.queue.enqueue(text) {
+            switch connection.queue.enqueue(text, now: now) {
             case .queued: queued += 1
             case .overflowed: metrics.queueOverflows.increment()
             case .closing: break
             }
         }
-        if type == .message { metrics.deliveries.increment(by: Int64(queued)) }
+        return queued
     }
 
     /// Closes connections that did not authenticate in time or stopped sending.

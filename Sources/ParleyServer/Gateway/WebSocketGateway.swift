@@ -19,8 +19,6 @@ struct WebSocketGateway: Sendable {
     let clock: WallClock
     let metrics: ServerMetrics
 
-    private static let decoder = JSONDecoder()
-
     func run(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
         context: WebSocketRouterContext<ParleyRequestContext>
@@ -80,7 +78,7 @@ struct WebSocketGateway: Sendable {
         }
         let frame: ClientRequestFrame
         do {
-            frame = try Self.decoder.decode(ClientRequestFrame.self, from: Data(text.utf8))
+            frame = try JSONText.decode(Strict<ClientRequestFrame>.self, from: text).value
         } catch {
             reply(connection, .error, id: nil, ParleyError(decoding: error))
             return

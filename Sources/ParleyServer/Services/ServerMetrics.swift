@@ -11,7 +11,7 @@ public final class ServerMetrics: Sendable {
     let queueOverflows: Counter
     /// Time the store took to commit a message (validation excluded).
     let commitLatency: DurationHistogram
-    /// Time from a committed message being queued on a socket to its frame being written.
+    /// Time from any frame (push, answer, error) being queued on a socket to its being written.
     let deliveryLatency: DurationHistogram
 
     init() {

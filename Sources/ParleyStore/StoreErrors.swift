@@ -1,0 +1,21 @@
+import ParleyCore
+
+/// The errors every backend raises for the same broken rule, worded once so that the
+/// backends cannot drift apart (the contract tests pin some of these texts).
+extension ParleyError {
+    public static func notAMember(of id: ConversationID) -> ParleyError {
+        ParleyError(.notAMember, "You are not a member of conversation \(id).")
+    }
+
+    /// A group would grow past ``Limits/maxGroupMembers``.
+    public static func groupFull() -> ParleyError {
+        ParleyError(.groupFull, "A group may have at most \(Limits.maxGroupMembers) members.")
+    }
+
+    /// A retry's `clientMsgId` belongs to a message in another conversation.
+    public static func clientMessageIDReused(by original: Message) -> ParleyError {
+        ParleyError(
+            .clientMessageIDReused,
+            "clientMsgId '\(original.clientMsgId)' was already used for a message in conversation \(original.conversationId).")
+    }
+}
