@@ -18,10 +18,11 @@ struct BenchClient: Sendable {
     let api: APIClient
     let runID: String
 
-    /// `runID` prefixes the user names, fresh per run so reruns never meet old users.
-    init(server: String) {
+    /// `runID` prefixes the user names: from `seed` when given, so that a run can be repeated
+    /// with the same names on a fresh server; otherwise random, so reruns never meet old users.
+    init(server: String, seed: UInt64?) {
         api = APIClient(baseURL: server, http: AsyncHTTPTransport(timeout: .seconds(60)))
-        runID = "b\(UInt32.random(in: 0..<UInt32.max) % 100_000_000)"
+        runID = "b\(seed ?? UInt64.random(in: 0..<100_000_000))"
     }
 
     /// Registers and logs in `count` users, eight at a time (bcrypt makes each take a while).

@@ -15,6 +15,8 @@ public struct BenchOptions: Sendable {
     public var p99BoundMs = 50.0
     /// The most steps a ramp takes.
     public var rampSteps = 12
+    /// Fixes the user names (a fresh server is then needed per run); random when nil.
+    public var seed: UInt64?
     public var serverPID: Int32?
 
     public init() {}
@@ -26,7 +28,7 @@ public enum BenchScenario: String, CaseIterable, Sendable {
     case idle, direct, ramp, group, catchup, login
 
     public func run(_ options: BenchOptions) async throws -> [BenchReport] {
-        let client = BenchClient(server: options.server)
+        let client = BenchClient(server: options.server, seed: options.seed)
         let server = options.serverPID.map(ServerProcess.init)
         switch self {
         case .direct: return [try await Self.direct(options, client, server)]

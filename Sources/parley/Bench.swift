@@ -19,6 +19,7 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "idle: connections to hold open.") var connections = 1000
     @Option(help: "ramp: the p99 bound in milliseconds.") var p99 = 50.0
     @Option(help: "ramp: the most steps.") var rampSteps = 12
+    @Option(help: "Seed for the user names, to repeat a run on a fresh server (default: random).") var seed: UInt64?
     @Option(help: "PID of the server, to read its CPU time and memory from /proc.") var serverPid: Int32?
     @Flag(help: "Print JSON instead of a table.") var json = false
     @Flag(help: "Exit non-zero unless every message arrived exactly once and in order.") var requireExactlyOnce = false
@@ -38,6 +39,7 @@ struct Bench: AsyncParsableCommand {
         options.connections = connections
         options.p99BoundMs = p99
         options.rampSteps = rampSteps
+        options.seed = seed
         options.serverPID = serverPid
         let reports = try await which.run(options)
         if json {

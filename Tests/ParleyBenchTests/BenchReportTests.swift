@@ -32,6 +32,12 @@ struct BenchReportTests {
         #expect(decoded.first?.lost == 2 && decoded.first?.latencyMs == ["p99": 5.5] && decoded.first?.committed == 40)
     }
 
+    @Test func aSeedFixesTheUserNamesAndNoSeedVariesThem() {
+        #expect(BenchClient(server: "http://x", seed: 42).runID == BenchClient(server: "http://x", seed: 42).runID)
+        #expect(BenchClient(server: "http://x", seed: 42).runID != BenchClient(server: "http://x", seed: 43).runID)
+        #expect(BenchClient(server: "http://x", seed: nil).runID != BenchClient(server: "http://x", seed: nil).runID)
+    }
+
     @Test func procOfThisProcessGivesCPUTimeAndResidentMemory() throws {
         let process = ServerProcess(pid: getpid())
         #expect(try #require(process.residentKiB) > 1024)
