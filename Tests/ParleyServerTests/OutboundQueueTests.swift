@@ -26,6 +26,24 @@ import Testing
         #expect(await queue.next() == nil)
     }
 
+    @Test func aCloseThatAnswersTheClientLetsTheQueuedErrorOutFirstEvenIfTheReaderEnds() async {
+        let queue = OutboundQueue(limit: 10)
+        queue.enqueue("error: send an auth frame first", now: 0)
+        queue.closeAfterQueued(.unauthenticated, reason: "Not authenticated.")
+        #expect(queue.enqueue("later") == .closing)
+        queue.finish()
+        #expect(await queue.next() == .frame("error: send an auth frame first", queuedAt: 0))
+        #expect(await queue.next() == .close(.unauthenticated, reason: "Not authenticated."))
+        #expect(await queue.next() == nil)
+    }
+
+    @Test func finishingWithoutACloseDropsWhatIsQueued() async {
+        let queue = OutboundQueue(limit: 10)
+        queue.enqueue("a", now: 0)
+        queue.finish()
+        #expect(await queue.next() == nil)
+    }
+
     @Test func aWaitingWriterIsWokenByTheNextFrame() async throws {
         let queue = OutboundQueue(limit: 10)
         async let item = queue.next()

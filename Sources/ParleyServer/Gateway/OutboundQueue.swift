@@ -9,7 +9,8 @@ import Synchronization
 /// Producers (fan-out, request handlers) never wait: ``enqueue(_:)`` either queues the frame
 /// or, when the queue is full, drops everything and asks the writer to close the socket with
 /// ``CloseCode/slowConsumer``. Nothing is lost by that: the client resyncs from its cursor.
-/// A close request overtakes queued frames.
+/// A close request overtakes queued frames, unless it is one that answers the client
+/// (``closeAfterQueued(_:reason:)``: the error frame saying why goes out first).
 final class OutboundQueue: Sendable {
     enum Item: Sendable, Equatable {
         /// A frame and when it was queued (monotonic nanoseconds), for delivery latency.
@@ -28,6 +29,7 @@ final class OutboundQueue: Sendable {
     private struct State {
         var frames = Deque<(String, UInt64)>()
         var close: Item?
+        var closeTaken = false
         var finished = false
         var waiter: CheckedContinuation<Item?, Never>?
     }
@@ -55,18 +57,33 @@ final class OutboundQueue: Sendable {
         return result
     }
 
-    /// Asks the writer to close the socket with `code` once its current write is done.
+    /// Asks the writer to close the socket with `code` once its current write is done;
+    /// frames still queued are dropped.
     func close(_ code: CloseCode, reason: String) {
-        let waiter = state.withLock { state -> CheckedContinuation<Item?, Never>? in
-            guard state.close == nil, !state.finished else { return nil }
-            state.frames.removeAll()
-            state.close = .close(code, reason: reason)
-            return state.waiter.take()
-        }
-        waiter?.resume(returning: .close(code, reason: reason))
+        requestClose(.close(code, reason: reason), droppingQueued: true)
     }
 
-    /// Ends the queue: the writer's next call returns nil.
+    /// Asks the writer to write the frames already queued (such as the error that explains
+    /// the close) and then close the socket with `code`. Nothing queued later is written.
+    func closeAfterQueued(_ code: CloseCode, reason: String) {
+        requestClose(.close(code, reason: reason), droppingQueued: false)
+    }
+
+    private func requestClose(_ close: Item, droppingQueued: Bool) {
+        let waiter = state.withLock { state -> CheckedContinuation<Item?, Never>? in
+            guard state.close == nil, !state.finished else { return nil }
+            if droppingQueued { state.frames.removeAll() }
+            state.close = close
+            guard let waiter = state.waiter.take() else { return nil }
+            state.closeTaken = true
+            state.finished = true
+            return waiter
+        }
+        waiter?.resume(returning: close)
+    }
+
+    /// Ends the queue: the writer's next call returns nil, unless a close was requested, which
+    /// still goes out after the frames it keeps.
     func finish() {
         let waiter = state.withLock { state -> CheckedContinuation<Item?, Never>? in
             state.finished = true
@@ -81,17 +98,22 @@ final class OutboundQueue: Sendable {
     /// Whether the socket is being closed.
     var isClosing: Bool { state.withLock { $0.close != nil || $0.finished } }
 
-    /// The next item for the writer, waiting for one; nil once finished or after the close.
+    /// The next item for the writer, waiting for one: queued frames, then the close if one was
+    /// requested; nil after that or once finished.
     func next() async -> Item? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let ready = state.withLock { state -> Item?? in
-                    if state.finished { return .some(nil) }
-                    if let close = state.close {
+                    let closePending = state.close != nil && !state.closeTaken
+                    if !state.finished || closePending, let (frame, queuedAt) = state.frames.popFirst() {
+                        return .some(.frame(frame, queuedAt: queuedAt))
+                    }
+                    if closePending, let close = state.close {
+                        state.closeTaken = true
                         state.finished = true
                         return .some(close)
                     }
-                    if let (frame, queuedAt) = state.frames.popFirst() { return .some(.frame(frame, queuedAt: queuedAt)) }
+                    if state.finished { return .some(nil) }
                     state.waiter = continuation
                     return .none
                 }

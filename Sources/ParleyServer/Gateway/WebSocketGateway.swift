@@ -115,7 +115,7 @@ struct WebSocketGateway: Sendable {
         }
         guard let identity = connection.identity else {
             reply(connection, .error, id: id, ParleyError(.unauthenticated, "Send an auth frame first."))
-            connection.queue.close(.unauthenticated, reason: "Not authenticated.")
+            connection.queue.closeAfterQueued(.unauthenticated, reason: "Not authenticated.")
             return
         }
         switch try frame.request.get() {
@@ -152,7 +152,7 @@ struct WebSocketGateway: Sendable {
         } catch {
             let parleyError = error as? ParleyError ?? ParleyError(.invalidToken, "Authentication failed.")
             reply(connection, .error, id: requestId, parleyError)
-            connection.queue.close(.unauthenticated, reason: parleyError.message)
+            connection.queue.closeAfterQueued(.unauthenticated, reason: parleyError.message)
         }
     }
 
