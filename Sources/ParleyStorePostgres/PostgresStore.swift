@@ -27,7 +27,9 @@ public final class PostgresStore: ParleyStore {
     let nodeID = UUID().uuidString
     private let connectionConfiguration: PostgresConnection.Configuration
     private let tasks = Mutex<[Task<Void, Never>]>([])
-    private let listening = Mutex<(ready: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    /// Whether the first LISTEN came up (nil: not yet), and who waits for it.
+    private let listening = Mutex<(outcome: Result<Void, any Error>?, waiters: [CheckedContinuation<Void, any Error>])>(
+        (nil, []))
 
     private init(client: PostgresClient, connection: PostgresConnection.Configuration, schema: String?, logger: Logger) {
         self.client = client
@@ -71,7 +73,12 @@ public final class PostgresStore: ParleyStore {
             throw error
         }
         store.spawn { await store.listen() }
-        await store.waitUntilListening()
+        do {
+            try await store.waitUntilListening()
+        } catch {
+            try? await store.close()
+            throw error
+        }
         return store
     }
 
@@ -178,27 +185,29 @@ public final class PostgresStore: ParleyStore {
 
     // MARK: Listening
 
-    private func waitUntilListening() async {
-        await withCheckedContinuation { continuation in
-            let ready = listening.withLock { state -> Bool in
-                if state.ready { return true }
-                state.waiters.append(continuation)
-                return false
+    /// Waits for the first LISTEN; throws its error if it failed (the node does not start).
+    private func waitUntilListening() async throws {
+        try await withCheckedThrowingContinuation { continuation in
+            let outcome = listening.withLock { state -> Result<Void, any Error>? in
+                if state.outcome == nil { state.waiters.append(continuation) }
+                return state.outcome
             }
-            if ready { continuation.resume() }
+            if let outcome { continuation.resume(with: outcome) }
         }
     }
 
-    private func markListening() {
-        let waiters = listening.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.ready = true
+    private func settleFirstListen(_ outcome: Result<Void, any Error>) {
+        let waiters = listening.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            guard state.outcome == nil else { return [] }
+            state.outcome = outcome
             defer { state.waiters = [] }
             return state.waiters
         }
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter.resume(with: outcome) }
     }
 
     /// Keeps a LISTEN connection open; after losing one, tells this node's clients to resync.
+    /// If the first one cannot be opened, the store fails to start instead.
     private func listen() async {
         var reconnecting = false
         while !Task.isCancelled {
@@ -208,13 +217,17 @@ public final class PostgresStore: ParleyStore {
                 defer { Task { try? await connection.close() } }
                 try await connection.listen(on: channel) { notifications in
                     if reconnecting { changes.publish(.resyncRequired) }
-                    markListening()
+                    settleFirstListen(.success(()))
                     for try await notification in notifications {
                         await deliver(notification.payload)
                     }
                 }
             } catch {
                 if Task.isCancelled { return }
+                guard listening.withLock({ $0.outcome != nil }) else {
+                    settleFirstListen(.failure(error))
+                    return
+                }
                 logger.warning("LISTEN connection lost; clients will resync", metadata: ["error": "\(error)"])
             }
             reconnecting = true

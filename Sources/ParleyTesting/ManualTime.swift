@@ -22,6 +22,9 @@ public final class ManualTime: Sendable {
     /// How many sleeps are waiting.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// When the waiting sleeps are due, earliest first.
+    public var deadlines: [Duration] { state.withLock { $0.sleepers.map(\.deadline).sorted() } }
+
     /// Moves time forward, waking every sleep that is due, in deadline order.
     public func advance(by duration: Duration) async {
         let due = state.withLock { state -> [Sleeper] in

@@ -25,4 +25,24 @@ public enum TestBackend {
     public static func schema(for path: String) -> String {
         "t_" + SHA256.hash(data: Data(path.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
     }
+
+    /// Runs `sql` through `psql` as the test database's user and answers what it printed
+    /// (tuples only, trimmed).
+    public static func psql(_ sql: String) throws -> String {
+        guard let postgresURL else { throw PSQLFailure(message: "PARLEY_TEST_POSTGRES_URL is not set") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", postgresURL, "-v", "ON_ERROR_STOP=1", "-qtAc", sql]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw PSQLFailure(message: "psql failed on: \(sql)") }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    public struct PSQLFailure: Error {
+        public let message: String
+    }
 }

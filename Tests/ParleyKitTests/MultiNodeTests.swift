@@ -139,18 +139,10 @@ extension LiveServerSuites {
         /// Kills the PostgreSQL backends LISTENing for `schema` (a lost LISTEN connection) and
         /// answers how many there were.
         func terminateListeners(schema: String) throws -> Int {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [
-                "psql", TestBackend.postgresURL!, "-qtc",
-                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query ILIKE '%LISTEN%parley_changes_\(schema)%'",
-            ]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            process.waitUntilExit()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            Int(
+                try TestBackend.psql(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query ILIKE '%LISTEN%parley_changes_\(schema)%'"
+                )) ?? 0
         }
     }
 }

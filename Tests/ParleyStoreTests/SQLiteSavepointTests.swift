@@ -28,6 +28,6 @@ struct SQLiteSavepointTests {
             store.publishAfterCommit(db, .sessionRevoked(SessionID(3)))
         }
         #expect(published.withLock { $0 } == [SessionID(2), SessionID(3)])
-        try await store.close()
+        try store.close()
     }
 }
