@@ -177,6 +177,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "ParleyCLITests",
+            dependencies: ["parley", "ParleyTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "ParleyServerTests",
             dependencies: [
                 "ParleyServer",

@@ -8,10 +8,21 @@ public struct AsyncHTTPTransport: HTTPTransport {
     let client: HTTPClient
     let timeout: TimeAmount
 
-    public init(client: HTTPClient = .shared, timeout: Duration = .seconds(15)) {
+    public init(client: HTTPClient = AsyncHTTPTransport.failFastClient, timeout: Duration = .seconds(15)) {
         self.client = client
         self.timeout = .milliseconds(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
     }
+
+    /// A client that reports a connection it could not open at once, instead of retrying it
+    /// until the request times out (AsyncHTTPClient's default): the SDK retries on its own
+    /// terms (outbox, reconnect backoff), and a command against a stopped server should say
+    /// so in milliseconds, not after 15 seconds.
+    public static let failFastClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(5)
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
 
     public func perform(method: String, url: String, headers: [String: String], body: Data?) async throws
         -> (status: Int, body: Data)

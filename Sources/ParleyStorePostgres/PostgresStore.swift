@@ -170,9 +170,9 @@ public final class PostgresStore: ParleyStore {
     static func domainError(_ error: any Error) -> any Error {
         guard let psql = error as? PSQLError, psql.serverInfo?[.sqlState] == "23505" else { return error }
         let constraint = psql.serverInfo?[.constraintName] ?? ""
-        if constraint.contains("email") { return ParleyError(.emailTaken, "That email address is already registered.") }
-        if constraint.contains("phone") { return ParleyError(.phoneTaken, "That phone number is already registered.") }
-        if constraint.contains("username") { return ParleyError(.usernameTaken, "That username is taken.") }
+        if constraint.contains("email") { return ParleyError.emailTaken() }
+        if constraint.contains("phone") { return ParleyError.phoneTaken() }
+        if constraint.contains("username") { return ParleyError.usernameTaken() }
         return error
     }
 

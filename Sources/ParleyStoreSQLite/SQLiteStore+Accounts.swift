@@ -24,11 +24,11 @@ extension SQLiteStore {
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             let message = error.message ?? ""
             if message.contains("users.email") {
-                throw ParleyError(.emailTaken, "That email address is already registered.")
+                throw ParleyError.emailTaken()
             } else if message.contains("users.phone") {
-                throw ParleyError(.phoneTaken, "That phone number is already registered.")
+                throw ParleyError.phoneTaken()
             }
-            throw ParleyError(.usernameTaken, "The username '\(user.username)' is taken.")
+            throw ParleyError.usernameTaken()
         }
     }
 

@@ -14,13 +14,13 @@ struct Chat: AsyncParsableCommand {
             let client = try await options.signedInClient()
             let summary = try await resolveConversation(conversation, client: client)
             let name = await title(summary, client: client)
-            print("— \(name) — type and press Enter to send; /resend retries failed messages; /quit leaves.")
+            printNow("— \(name) — type and press Enter to send; /resend retries failed messages; /quit leaves.")
             let context = await client.chat(summary.id)
             try await context.load(pageSize: 20)
             let screen = ChatScreen(client: client, context: context)
             let printer = Task { await screen.follow() }
             let status = Task {
-                for await status in await client.statusUpdates() { print("  (\(describe(status)))") }
+                for await status in await client.statusUpdates() { printNow("  (\(describe(status)))") }
             }
             await client.connect()
             for await line in standardInputLines() {
@@ -36,7 +36,7 @@ struct Chat: AsyncParsableCommand {
                 do {
                     try await context.send(text: text)
                 } catch let error as ParleyError {
-                    print("  ✗ \(error.message)")
+                    printNow("  ✗ \(error.message)")
                 }
             }
             await client.disconnect()
@@ -80,12 +80,12 @@ private actor ChatScreen {
             for item in items {
                 if let before = shown[item.id] {
                     if before.delivery != item.delivery, let delivery = item.delivery {
-                        print("  \(symbol(delivery)) \(quote(item)) \(label(delivery))")
+                        printNow("  \(symbol(delivery)) \(quote(item)) \(label(delivery))")
                     }
                 } else {
                     let sender = await name(item.senderId)
                     let state = item.delivery.map { "  [\(label($0))]" } ?? ""
-                    print("[\(clock(item.time))] \(sender): \(render(item.typedContent))\(state)")
+                    printNow("[\(clock(item.time))] \(sender): \(render(item.typedContent))\(state)")
                     if item.delivery == nil, let seq = item.seq { readUpTo = max(readUpTo ?? 0, seq) }
                 }
                 shown[item.id] = item
@@ -134,4 +134,10 @@ func standardInputLines() -> AsyncStream<String> {
         }
         thread.start()
     }
+}
+
+/// Writes a line to standard output at once, unbuffered, so that a live chat reaches a pipe
+/// or a file (`parley chat bob | tee chat.log`) as it happens, not when a buffer fills.
+func printNow(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }

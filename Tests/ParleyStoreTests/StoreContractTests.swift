@@ -25,13 +25,14 @@ import Testing
         let store = try await backend.make()
         let alice = try await store.createUser(
             NewUser(username: "Alice", email: "Alice@Example.com", phone: "+491511", passwordHash: "h", nickname: "A", createdAt: Self.now))
-        for (user, code) in [
-            (NewUser(username: "alice", email: nil, phone: nil, passwordHash: "h", nickname: "x", createdAt: Self.now), ErrorCode.usernameTaken),
-            (NewUser(username: "other", email: "alice@example.COM", phone: nil, passwordHash: "h", nickname: "x", createdAt: Self.now), .emailTaken),
-            (NewUser(username: "third", email: nil, phone: "+491511", passwordHash: "h", nickname: "x", createdAt: Self.now), .phoneTaken),
+        for (user, expected) in [
+            (NewUser(username: "alice", email: nil, phone: nil, passwordHash: "h", nickname: "x", createdAt: Self.now), ParleyError.usernameTaken()),
+            (NewUser(username: "other", email: "alice@example.COM", phone: nil, passwordHash: "h", nickname: "x", createdAt: Self.now), .emailTaken()),
+            (NewUser(username: "third", email: nil, phone: "+491511", passwordHash: "h", nickname: "x", createdAt: Self.now), .phoneTaken()),
         ] {
-            await #expect(throws: ParleyError.self) { _ = try await store.createUser(user) }
-            do { _ = try await store.createUser(user) } catch let error as ParleyError { #expect(error.code == code) }
+            let error = await #expect(throws: ParleyError.self) { _ = try await store.createUser(user) }
+            #expect(error?.code == expected.code)
+            #expect(error?.message == expected.message, "both backends word it the same")
         }
         for login in ["ALICE", "alice@example.com", "+491511"] {
             #expect(try await store.findUser(login: login)?.id == alice.id, "\(login)")

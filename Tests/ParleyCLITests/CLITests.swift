@@ -1,0 +1,94 @@
+import Foundation
+import ParleyTesting
+import Testing
+
+/// The `parley` command-line client as a person uses it: the built binary in separate
+/// processes, one home directory per person, against a real server over real sockets.
+@Suite struct CLITests {
+    static let password = "Passw0rd!"
+
+    @Test func registerSendListReadAGroupAndLogOutAndInAgain() async throws {
+        let server = try await InProcessServer.start()
+        let alice = CLIUser(server: server.url)
+        let bob = CLIUser(server: server.url)
+        #expect(try await alice.succeed(["register", "alice", "--password", Self.password]).contains("Registered and logged in as alice"))
+        try await bob.succeed(["register", "bob", "--password", Self.password])
+
+        #expect(try await alice.succeed(["send", "bob", "hello", "bob"]).contains("Sent to @bob (#1)."))
+        #expect(try await alice.succeed(["send", "@bob", "second line"]).contains("Sent to @bob (#2)."))
+        #expect(try await bob.succeed(["conversations"]).contains("@alice (2 unread) — second line"))
+        let history = try await bob.succeed(["history", "alice"])
+        #expect(history.contains("@alice — 2 messages"))
+        let lines = history.split(separator: "\n")
+        let first = try #require(lines.firstIndex { $0.hasSuffix("alice: hello bob") }, "\(history)")
+        let second = try #require(lines.firstIndex { $0.hasSuffix("alice: second line") }, "\(history)")
+        #expect(first < second)
+
+        #expect(try await alice.succeed(["group", "create", "team", "bob"]).contains("with 2 members"))
+        #expect(try await bob.succeed(["send", "team", "hi", "team"]).contains("Sent to #team (#1)."))
+
+        #expect(try await alice.succeed(["whoami"]).hasPrefix("alice (id "))
+        #expect(try await alice.succeed(["logout"]).contains("Logged out alice."))
+        let afterLogout = try await alice.run(["whoami"])
+        #expect(afterLogout.status != 0)
+        #expect(afterLogout.errors.contains("Not logged in to \(server.url). Run 'parley login <username>' first."))
+
+        #expect(try await alice.succeed(["login", "alice", "--password", Self.password]).contains("Logged in as alice"))
+        #expect(try await alice.succeed(["history", "team"]).contains("bob: hi team"))
+        await server.stop()
+    }
+
+    @Test func mistakesGetOneClearLineAndAFailingExitAndChangeNothing() async throws {
+        let server = try await InProcessServer.start()
+        let alice = CLIUser(server: server.url)
+        try await alice.succeed(["register", "alice", "--password", Self.password])
+
+        let cases: [(arguments: [String], says: String)] = [
+            (["register", "1bob", "--password", Self.password], "Username must start with a letter (a-z)."),
+            (["register", "bob", "--password", "short"], "Password must be at least 8 characters long."),
+            (["register", "alice", "--password", Self.password], "That username is taken."),
+            (["login", "alice", "--password", "wrong-password"], "The login or password is wrong."),
+            (["send", "nobody", "hello"], "No user is called 'nobody'."),
+            (["send", "alice", "   "], "Nothing to send."),
+        ]
+        for (arguments, says) in cases {
+            let outcome = try await alice.run(arguments)
+            #expect(outcome.status != 0, "\(arguments): \(outcome)")
+            #expect(outcome.errors.contains(says), "\(arguments): \(outcome)")
+            #expect(outcome.errors.split(separator: "\n").count == 1, "one line, no stack trace: \(outcome)")
+        }
+        #expect(try await alice.succeed(["whoami"]).hasPrefix("alice (id "), "still logged in as alice")
+        #expect(try await alice.succeed(["conversations"]).contains("No conversations yet."))
+
+        let unreachable = CLIUser(server: "http://127.0.0.1:\(try freePort())")
+        let outcome = try await unreachable.run(["register", "carol", "--password", Self.password])
+        #expect(outcome.status != 0)
+        #expect(outcome.errors.contains("Cannot reach the server at \(unreachable.server)"), "\(outcome)")
+        await server.stop()
+    }
+
+    @Test func chatShowsWhatArrivesAndSendsEachTypedLineOnce() async throws {
+        let server = try await InProcessServer.start()
+        let alice = CLIUser(server: server.url)
+        let bob = CLIUser(server: server.url)
+        try await alice.succeed(["register", "alice", "--password", Self.password])
+        try await bob.succeed(["register", "bob", "--password", Self.password])
+        try await alice.succeed(["send", "bob", "are you there?"])
+
+        let chat = try bob.start(["chat", "alice"])
+        try await chat.waitForOutput("alice: are you there?")
+        try await chat.waitForOutput("(connected)")
+        try await alice.succeed(["send", "bob", "still there?"])
+        try await chat.waitForOutput("alice: still there?")
+
+        chat.type("yes, here")
+        try await chat.waitForOutput("✓ \"yes, here\" sent")
+        let history = try await alice.succeed(["history", "bob"])
+        #expect(history.components(separatedBy: "bob: yes, here").count == 2, "exactly once: \(history)")
+        #expect(try await alice.succeed(["conversations"]).contains("@bob (1 unread) — yes, here"))
+
+        chat.type("/quit")
+        #expect(try await chat.waitForExit() == 0)
+        await server.stop()
+    }
+}

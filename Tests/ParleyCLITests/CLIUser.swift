@@ -1,0 +1,62 @@
+import Foundation
+
+/// One person at a terminal: the built `parley` binary run as a separate process, with a
+/// home directory of its own (its sessions and local store) and pointed at one server.
+///
+/// Output goes to files rather than pipes, and waiting polls with `Task.sleep`, so no thread
+/// of the test process blocks while the command talks to the in-process server.
+struct CLIUser: Sendable {
+    let server: String
+    let home: String
+
+    init(server: String) {
+        self.server = server
+        home = FileManager.default.temporaryDirectory.appendingPathComponent("parley-cli-\(UUID().uuidString)").path
+    }
+
+    /// What one finished command printed and how it exited.
+    struct Outcome: Sendable, CustomStringConvertible {
+        let status: Int32
+        let output: String
+        let errors: String
+        var description: String { "exit \(status); stdout: \(output); stderr: \(errors)" }
+    }
+
+    /// Runs `parley <arguments> --server … --home …` to its end.
+    func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> Outcome {
+        let session = try start(arguments)
+        do {
+            let status = try await session.waitForExit(timeout: timeout)
+            return Outcome(status: status, output: session.output, errors: session.errors)
+        } catch {
+            session.terminate()
+            throw error
+        }
+    }
+
+    /// Runs a command that must succeed and answers what it printed.
+    @discardableResult
+    func succeed(_ arguments: [String]) async throws -> String {
+        let outcome = try await run(arguments)
+        guard outcome.status == 0 else { throw CLIFailure("parley \(arguments.joined(separator: " ")): \(outcome)") }
+        return outcome.output
+    }
+
+    /// Starts a long-running command (such as `chat`) whose standard input the test types into.
+    func start(_ arguments: [String]) throws -> CLISession {
+        try CLISession(
+            executable: Self.binary, arguments: arguments + ["--server", server, "--home", home],
+            directory: URL(fileURLWithPath: home))
+    }
+
+    /// The `parley` executable SwiftPM built beside this test bundle.
+    static var binary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("parley")
+    }
+}
+
+struct CLIFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
