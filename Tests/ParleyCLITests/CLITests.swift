@@ -67,6 +67,26 @@ import Testing
         await server.stop()
     }
 
+    @Test func aMessageSentWhileTheServerIsDownIsQueuedAndGoesOutOnceWithTheNextCommand() async throws {
+        var server = try await InProcessServer.start()
+        let (port, data) = (server.port, server.dataDirectory)
+        let alice = CLIUser(server: server.url)
+        let bob = CLIUser(server: server.url)
+        try await alice.succeed(["register", "alice", "--password", Self.password])
+        try await bob.succeed(["register", "bob", "--password", Self.password])
+        try await alice.succeed(["send", "bob", "one"])
+        await server.stop()
+
+        #expect(try await alice.succeed(["send", "bob", "two"]).contains("Queued: the server is unreachable"))
+        server = try await InProcessServer.start(port: port, dataDirectory: data)
+        #expect(try await alice.succeed(["send", "bob", "three"]).contains("Sent to @bob (#3)."))
+        let texts = try await bob.succeed(["history", "alice"]).split(separator: "\n").compactMap { line in
+            line.firstRange(of: "alice: ").map { String(line[$0.upperBound...]) }
+        }
+        #expect(texts == ["one", "two", "three"], "each once, in the order typed")
+        await server.stop()
+    }
+
     @Test func chatShowsWhatArrivesAndSendsEachTypedLineOnce() async throws {
         let server = try await InProcessServer.start()
         let alice = CLIUser(server: server.url)

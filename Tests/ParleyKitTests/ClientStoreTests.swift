@@ -47,4 +47,22 @@ import Testing
         try store.deleteLocalMessage(id, seq: 1)
         #expect(try store.allMessages(in: id).map(\.seq) == [2])
     }
+
+    @Test func aKnownDirectConversationIsFoundByThePeersUsernameInAnyCase() throws {
+        let store = try ClientStore(path: nil)
+        try store.saveUser(User(id: UserID(2), username: "Bob", nickname: "b", signature: "", createdAt: 0))
+        try store.saveUser(User(id: UserID(3), username: "carol", nickname: "c", signature: "", createdAt: 0))
+        let direct = ConversationSummary(
+            id: ConversationID(5), kind: .direct, name: nil, peerId: UserID(2), memberCount: 2, maxSeq: 0, readSeq: 0,
+            lastMessage: nil, createdAt: 0, lastActivityAt: 0)
+        let group = ConversationSummary(
+            id: ConversationID(6), kind: .group, name: "team", peerId: nil, memberCount: 3, maxSeq: 0, readSeq: 0,
+            lastMessage: nil, createdAt: 0, lastActivityAt: 0)
+        try store.saveConversation(direct)
+        try store.saveConversation(group)
+        #expect(try store.directConversation(withUsername: "bob")?.id == direct.id)
+        #expect(try store.directConversation(withUsername: "BOB")?.id == direct.id)
+        #expect(try store.directConversation(withUsername: "carol") == nil, "a known user with no direct conversation yet")
+        #expect(try store.directConversation(withUsername: "dave") == nil)
+    }
 }

@@ -282,8 +282,11 @@ public actor ParleyClient {
 
     // MARK: Conversations
 
-    /// The direct conversation with a user, created on the server if needed.
+    /// The direct conversation with a user: from the store when this device has it (so it
+    /// opens, and takes messages for the outbox, while the server is unreachable), else
+    /// from the server, which creates it if needed.
     public func openDirect(withUsername username: String) async throws -> ConversationSummary {
+        if let known = try store.directConversation(withUsername: username) { return known }
         let user: User = try await http(.getUserByUsername, username)
         try store.saveUser(user)
         let detail: ConversationDetail = try await http(.openDirect, body: OpenDirectRequest(userId: user.id))

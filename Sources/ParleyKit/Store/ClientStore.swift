@@ -298,7 +298,18 @@ public final class ClientStore: Sendable {
     }
 
     public func conversation(_ id: ConversationID) throws -> ConversationSummary? {
-        try writer.read { db in try Self.fetchConversations(db, id: id).first }
+        try writer.read { db in try Self.fetchConversations(db, where: "id = ?", [id.rawValue]).first }
+    }
+
+    /// The direct conversation with the user called `username` (in any case), if this device
+    /// has it; usernames never change, so no server is needed to find it again.
+    public func directConversation(withUsername username: String) throws -> ConversationSummary? {
+        try writer.read { db in
+            try Self.fetchConversations(
+                db, where: "kind = ? AND peer_id IN (SELECT id FROM users WHERE lower(username) = ?)",
+                [ConversationKind.direct.rawValue, AccountRules.canonicalUsername(username)]
+            ).first
+        }
     }
 
     /// The conversation list as it changes: the current list first, then one per change.
@@ -328,11 +339,11 @@ public final class ClientStore: Sendable {
         }
     }
 
-    private static func fetchConversations(_ db: Database, id: ConversationID? = nil) throws -> [ConversationSummary] {
-        let filter = id == nil ? "" : "WHERE id = ?"
-        let arguments: StatementArguments = id.map { [$0.rawValue] } ?? []
-        return try Row.fetchAll(
-            db, sql: "SELECT * FROM conversations \(filter) ORDER BY last_activity_at DESC, id DESC", arguments: arguments
+    private static func fetchConversations(
+        _ db: Database, where condition: String = "1", _ arguments: StatementArguments = []
+    ) throws -> [ConversationSummary] {
+        try Row.fetchAll(
+            db, sql: "SELECT * FROM conversations WHERE \(condition) ORDER BY last_activity_at DESC, id DESC", arguments: arguments
         ).map { row in
             ConversationSummary(
                 id: ConversationID(row["id"]), kind: ConversationKind(rawValue: row["kind"]) ?? .group, name: row["name"],
