@@ -58,11 +58,14 @@ struct Chat: AsyncParsableCommand {
 }
 
 /// Prints a conversation as it changes: each new message once, then a line whenever one of
-/// the user's own messages changes state.
+/// the user's own messages changes state. A terminal only appends, so a message that arrives
+/// after a later one (a hole filled after a reconnect) is printed marked as earlier, with its
+/// number.
 private actor ChatScreen {
     let client: ParleyClient
     let context: ChatContext
     private var shown: [String: ChatItem] = [:]
+    private var newestShownSeq: Int64 = 0
     private var names: [UserID: String] = [:]
 
     init(client: ParleyClient, context: ChatContext) {
@@ -85,9 +88,11 @@ private actor ChatScreen {
                 } else {
                     let sender = await name(item.senderId)
                     let state = item.delivery.map { "  [\(label($0))]" } ?? ""
-                    printNow("[\(clock(item.time))] \(sender): \(render(item.typedContent))\(state)")
+                    let earlier = item.seq.flatMap { $0 < newestShownSeq ? "↑ earlier, #\($0): " : nil } ?? ""
+                    printNow("\(earlier)[\(clock(item.time))] \(sender): \(render(item.typedContent))\(state)")
                     if item.delivery == nil, let seq = item.seq { readUpTo = max(readUpTo ?? 0, seq) }
                 }
+                if let seq = item.seq { newestShownSeq = max(newestShownSeq, seq) }
                 shown[item.id] = item
             }
             if readUpTo != nil { try? await context.markRead() }

@@ -111,4 +111,42 @@ import Testing
         #expect(try await chat.waitForExit() == 0)
         await server.stop()
     }
+
+    /// Messages sent while the chat was reconnecting arrive by sync: each is printed once, and
+    /// one printed after a later one (the summary's last message comes before the hole fill)
+    /// says it is earlier, with its number.
+    @Test func chatAcrossAServerRestartShowsEachMissedMessageOnceAndMarksALateOne() async throws {
+        var server = try await InProcessServer.start()
+        let (port, data) = (server.port, server.dataDirectory)
+        let alice = CLIUser(server: server.url)
+        let bob = CLIUser(server: server.url)
+        try await alice.succeed(["register", "alice", "--password", Self.password])
+        try await bob.succeed(["register", "bob", "--password", Self.password])
+        try await alice.succeed(["send", "bob", "before"])
+        let chat = try bob.start(["chat", "alice"])
+        try await chat.waitForOutput("(connected)")
+        await server.stop()
+        try await chat.waitForOutput("(reconnecting")
+        server = try await InProcessServer.start(port: port, dataDirectory: data)
+        try await alice.succeed(["send", "bob", "missed one"])
+        try await alice.succeed(["send", "bob", "missed two"])
+        try await chat.waitForOutput("alice: missed one")
+        try await chat.waitForOutput("alice: missed two")
+
+        let lines = chat.output.split(separator: "\n").map(String.init)
+        for text in ["before", "missed one", "missed two"] {
+            #expect(lines.filter { $0.hasSuffix("alice: \(text)") }.count == 1, "\(text) once: \(chat.output)")
+        }
+        let one = try #require(lines.firstIndex { $0.hasSuffix("alice: missed one") })
+        let two = try #require(lines.firstIndex { $0.hasSuffix("alice: missed two") })
+        if one > two {
+            #expect(lines[one].hasPrefix("↑ earlier, #2: "), "\(chat.output)")
+        } else {
+            #expect(!lines[one].contains("earlier"), "\(chat.output)")
+        }
+        print("chat across a restart: missed messages printed \(one > two ? "out of order, the late one marked" : "in order")")
+        chat.type("/quit")
+        #expect(try await chat.waitForExit() == 0)
+        await server.stop()
+    }
 }
