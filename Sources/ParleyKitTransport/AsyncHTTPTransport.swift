@@ -8,8 +8,9 @@ public struct AsyncHTTPTransport: HTTPTransport {
     let client: HTTPClient
     let timeout: TimeAmount
 
-    public init(client: HTTPClient = AsyncHTTPTransport.failFastClient, timeout: Duration = .seconds(15)) {
-        self.client = client
+    /// `client` defaults to one that reports a connection it could not open at once.
+    public init(client: HTTPClient? = nil, timeout: Duration = .seconds(15)) {
+        self.client = client ?? Self.failFastClient
         self.timeout = .milliseconds(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
     }
 
@@ -17,7 +18,7 @@ public struct AsyncHTTPTransport: HTTPTransport {
     /// until the request times out (AsyncHTTPClient's default): the SDK retries on its own
     /// terms (outbox, reconnect backoff), and a command against a stopped server should say
     /// so in milliseconds, not after 15 seconds.
-    public static let failFastClient: HTTPClient = {
+    static let failFastClient: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .seconds(5)

@@ -67,17 +67,16 @@ public final class PostgresStore: ParleyStore {
             schema: schema, logger: logger)
         store.spawn { await store.client.run() }
         do {
+            // One direct connection first: the pool would retry an unreachable server for a
+            // minute before failing, and an operator with a wrong URL should know at once.
+            try await PostgresConnection.connect(configuration: connection, id: 0, logger: logger).close()
             try await store.migrate(schema: schema)
-        } catch {
-            try? await store.close()
-            throw error
-        }
-        store.spawn { await store.listen() }
-        do {
+            store.spawn { await store.listen() }
             try await store.waitUntilListening()
         } catch {
             try? await store.close()
-            throw error
+            throw ParleyError(
+                .unavailable, "PostgreSQL at \(host):\(components.port ?? 5432) cannot be used: \(explain(error))")
         }
         return store
     }
@@ -164,6 +163,16 @@ public final class PostgresStore: ParleyStore {
         } catch {
             throw Self.domainError(error)
         }
+    }
+
+    /// What went wrong, for an operator: the server's message and SQLSTATE, or the connection
+    /// failure. (`PSQLError`'s own description is deliberately generic.)
+    static func explain(_ error: any Error) -> String {
+        guard let psql = error as? PSQLError else { return "\(error)" }
+        if let message = psql.serverInfo?[.message] {
+            return "\(message) (SQLSTATE \(psql.serverInfo?[.sqlState] ?? "unknown"))"
+        }
+        return psql.underlying.map { "\(psql.code): \($0)" } ?? "\(psql.code)"
     }
 
     /// Maps unique violations to the errors callers expect; passes others through.

@@ -27,7 +27,7 @@ public enum TestBackend {
     }
 
     /// Runs `sql` through `psql` as the test database's user and answers what it printed
-    /// (tuples only, trimmed).
+    /// (tuples only, trimmed). It blocks its thread until psql exits: for short statements.
     public static func psql(_ sql: String) throws -> String {
         guard let postgresURL else { throw PSQLFailure(message: "PARLEY_TEST_POSTGRES_URL is not set") }
         let process = Process()

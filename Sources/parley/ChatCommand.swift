@@ -88,8 +88,7 @@ private actor ChatScreen {
                 } else {
                     let sender = await name(item.senderId)
                     let state = item.delivery.map { "  [\(label($0))]" } ?? ""
-                    let earlier = item.seq.flatMap { $0 < newestShownSeq ? "↑ earlier, #\($0): " : nil } ?? ""
-                    printNow("\(earlier)[\(clock(item.time))] \(sender): \(render(item.typedContent))\(state)")
+                    printNow("\(earlierMark(seq: item.seq, newestShown: newestShownSeq))[\(clock(item.time))] \(sender): \(render(item.typedContent))\(state)")
                     if item.delivery == nil, let seq = item.seq { readUpTo = max(readUpTo ?? 0, seq) }
                 }
                 if let seq = item.seq { newestShownSeq = max(newestShownSeq, seq) }
@@ -141,8 +140,16 @@ func standardInputLines() -> AsyncStream<String> {
     }
 }
 
+/// The mark of a message printed after a later one (a terminal only appends):
+/// `↑ earlier, #N: `, else nothing.
+func earlierMark(seq: Int64?, newestShown: Int64) -> String {
+    guard let seq, seq < newestShown else { return "" }
+    return "↑ earlier, #\(seq): "
+}
+
 /// Writes a line to standard output at once, unbuffered, so that a live chat reaches a pipe
-/// or a file (`parley chat bob | tee chat.log`) as it happens, not when a buffer fills.
+/// or a file (`parley chat bob | tee chat.log`) as it happens, not when a buffer fills. A
+/// reader that went away (`| head -3`) is ignored, as `print` would.
 func printNow(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
 }

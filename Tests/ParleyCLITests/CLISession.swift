@@ -33,9 +33,14 @@ final class CLISession: @unchecked Sendable {
     var output: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
     var errors: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
 
-    /// Types a line, as a person would, followed by Enter.
+    /// Types a line, as a person would, followed by Enter (lost if the process has ended).
     func type(_ line: String) {
-        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+    }
+
+    /// Closes standard input, as Ctrl-D would.
+    func endInput() {
+        try? input.fileHandleForWriting.close()
     }
 
     /// Waits until standard output contains `text` (it must appear while the process runs).
@@ -59,5 +64,8 @@ final class CLISession: @unchecked Sendable {
         return process.terminationStatus
     }
 
-    func terminate() { process.terminate() }
+    /// Stops the process if it still runs.
+    func terminate() {
+        if process.isRunning { process.terminate() }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+@testable import parley
 import ParleyTesting
 import Testing
 
@@ -96,6 +97,7 @@ import Testing
         try await alice.succeed(["send", "bob", "are you there?"])
 
         let chat = try bob.start(["chat", "alice"])
+        defer { chat.terminate() }
         try await chat.waitForOutput("alice: are you there?")
         try await chat.waitForOutput("(connected)")
         try await alice.succeed(["send", "bob", "still there?"])
@@ -124,6 +126,7 @@ import Testing
         try await bob.succeed(["register", "bob", "--password", Self.password])
         try await alice.succeed(["send", "bob", "before"])
         let chat = try bob.start(["chat", "alice"])
+        defer { chat.terminate() }
         try await chat.waitForOutput("(connected)")
         await server.stop()
         try await chat.waitForOutput("(reconnecting")
@@ -148,5 +151,12 @@ import Testing
         chat.type("/quit")
         #expect(try await chat.waitForExit() == 0)
         await server.stop()
+    }
+
+    @Test func onlyAMessageOlderThanOneAlreadyPrintedIsMarkedEarlier() {
+        #expect(earlierMark(seq: 2, newestShown: 3) == "↑ earlier, #2: ")
+        #expect(earlierMark(seq: 4, newestShown: 3) == "")
+        #expect(earlierMark(seq: 3, newestShown: 3) == "", "the same message again is a state change, not a new line")
+        #expect(earlierMark(seq: nil, newestShown: 3) == "", "one of mine still sending has no number yet")
     }
 }

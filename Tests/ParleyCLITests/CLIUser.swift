@@ -25,6 +25,7 @@ struct CLIUser: Sendable {
     /// Runs `parley <arguments> --server … --home …` to its end.
     func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> Outcome {
         let session = try start(arguments)
+        session.endInput()
         do {
             let status = try await session.waitForExit(timeout: timeout)
             return Outcome(status: status, output: session.output, errors: session.errors)

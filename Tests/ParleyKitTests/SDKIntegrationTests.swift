@@ -6,7 +6,10 @@ import ParleyTesting
 import Testing
 
 /// A client with quick timings, over the real transports.
-func makeClient(_ url: String, storePath: String? = nil, device: String = "test") throws -> ParleyClient {
+func makeClient(
+    _ url: String, storePath: String? = nil, device: String = "test",
+    http: any HTTPTransport = AsyncHTTPTransport(timeout: .seconds(10))
+) throws -> ParleyClient {
     var configuration = ClientConfiguration(serverURL: url)
     configuration.connection.heartbeatInterval = .seconds(1)
     configuration.connection.pongTimeout = .seconds(1)
@@ -17,8 +20,7 @@ func makeClient(_ url: String, storePath: String? = nil, device: String = "test"
     configuration.sendTimeout = .seconds(600)
     configuration.deviceName = device
     return try ParleyClient(
-        configuration: configuration, store: ClientStore(path: storePath), http: AsyncHTTPTransport(timeout: .seconds(10)),
-        realtime: NIOWebSocketTransport())
+        configuration: configuration, store: ClientStore(path: storePath), http: http, realtime: NIOWebSocketTransport())
 }
 
 func signUp(_ client: ParleyClient, _ username: String) async throws {
@@ -147,6 +149,52 @@ extension LiveServerSuites {
             #expect(try alice.store.othersReadSeq(direct) == 1)
             await alice.disconnect()
             await server.stop()
+        }
+
+        /// `send` starts a flush in the background; the CLI then calls `flushOutbox` itself and
+        /// reports what happened to the message. That second call must wait for the running
+        /// flush, not return at once while the message is still on its way.
+        @Test func aFlushCalledWhileAnotherRunsReturnsOnlyOnceTheQueuedMessageWasTried() async throws {
+            let server = try await InProcessServer.start()
+            let gate = GatedSends()
+            let alice = try makeClient(server.url, http: gate)
+            let bob = try makeClient(server.url)
+            try await signUp(alice, "alice")
+            try await signUp(bob, "bob")
+            let direct = try await alice.openDirect(withUsername: "bob").id
+
+            gate.close()
+            let item = try await alice.send(text: "through the gate", to: direct)
+            try await eventually("the background flush is sending") { gate.held == 1 }
+            let second = Task {
+                await alice.flushOutbox()
+                return try alice.store.outboxItem(item.clientMsgId)?.state
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            gate.open()
+            #expect(try await second.value == .sent(seq: 1))
+            await server.stop()
+        }
+
+        /// Passes HTTP through, except message sends, which wait while the gate is closed.
+        final class GatedSends: HTTPTransport, @unchecked Sendable {
+            private let lock = NSLock()
+            private var closed = false
+            private var waiting = 0
+            private let http = AsyncHTTPTransport(timeout: .seconds(10))
+
+            func close() { lock.withLock { closed = true } }
+            func open() { lock.withLock { closed = false } }
+            var held: Int { lock.withLock { waiting } }
+
+            func perform(method: String, url: String, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+                if url.hasSuffix(Endpoint.sendMessage.path) {
+                    lock.withLock { waiting += 1 }
+                    while lock.withLock({ closed }) { try await Task.sleep(for: .milliseconds(5)) }
+                    lock.withLock { waiting -= 1 }
+                }
+                return try await http.perform(method: method, url: url, headers: headers, body: body)
+            }
         }
 
         final class StateLog: @unchecked Sendable {

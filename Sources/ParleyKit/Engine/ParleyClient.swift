@@ -18,7 +18,7 @@ public actor ParleyClient {
     private let wallClock: @Sendable () -> Int64
     private var session: StoredSession?
     private var contexts: [ConversationID: WeakContext] = [:]
-    private var flushing = false
+    private var flushTask: Task<Void, Never>?
     private var flushRequested = false
     private var maintenance: Task<Void, Never>?
 
@@ -378,13 +378,22 @@ public actor ParleyClient {
     }
 
     /// Sends queued items in order until the queue is empty or the server is unreachable.
+    /// When a flush is already running, asks it for one more pass and waits for it to end,
+    /// so that what was queued before the call has been tried when the call returns.
     public func flushOutbox() async {
-        if flushing {
+        if let running = flushTask {
             flushRequested = true
+            await running.value
             return
         }
-        flushing = true
-        defer { flushing = false }
+        let task = Task { await self.drainOutbox() }
+        flushTask = task
+        await task.value
+    }
+
+    /// The one running flush: passes over the queue until no further pass was asked for.
+    private func drainOutbox() async {
+        defer { flushTask = nil }
         repeat {
             flushRequested = false
             await expireOverdueSends()

@@ -32,6 +32,17 @@ final class OutboundQueue: Sendable {
         var closeTaken = false
         var finished = false
         var waiter: CheckedContinuation<Item?, Never>?
+
+        /// Records a close request; answers the waiting writer to hand `close` to, if any.
+        mutating func requestClose(_ close: Item, droppingQueued: Bool) -> CheckedContinuation<Item?, Never>? {
+            guard self.close == nil, !finished else { return nil }
+            if droppingQueued { frames.removeAll() }
+            self.close = close
+            guard let waiter = waiter.take() else { return nil }
+            closeTaken = true
+            finished = true
+            return waiter
+        }
     }
 
     let limit: Int
@@ -45,9 +56,8 @@ final class OutboundQueue: Sendable {
         let (result, waiter, item) = state.withLock { state -> (EnqueueResult, CheckedContinuation<Item?, Never>?, Item?) in
             guard state.close == nil, !state.finished else { return (.closing, nil, nil) }
             if state.frames.count >= limit {
-                state.frames.removeAll()
-                state.close = .close(.slowConsumer, reason: "Too far behind; reconnect and sync.")
-                return (.overflowed, state.waiter.take(), state.close)
+                let close = Item.close(.slowConsumer, reason: "Too far behind; reconnect and sync.")
+                return (.overflowed, state.requestClose(close, droppingQueued: true), close)
             }
             if let waiter = state.waiter.take() { return (.queued, waiter, .frame(frame, queuedAt: now)) }
             state.frames.append((frame, now))
@@ -70,15 +80,7 @@ final class OutboundQueue: Sendable {
     }
 
     private func requestClose(_ close: Item, droppingQueued: Bool) {
-        let waiter = state.withLock { state -> CheckedContinuation<Item?, Never>? in
-            guard state.close == nil, !state.finished else { return nil }
-            if droppingQueued { state.frames.removeAll() }
-            state.close = close
-            guard let waiter = state.waiter.take() else { return nil }
-            state.closeTaken = true
-            state.finished = true
-            return waiter
-        }
+        let waiter = state.withLock { $0.requestClose(close, droppingQueued: droppingQueued) }
         waiter?.resume(returning: close)
     }
 

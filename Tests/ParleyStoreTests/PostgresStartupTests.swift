@@ -1,0 +1,62 @@
+import Foundation
+import Logging
+import ParleyCore
+import ParleyStorePostgres
+import ParleyTesting
+import Synchronization
+import Testing
+
+/// A PostgreSQL node that cannot work refuses to start, at once, with an error that says why
+/// in PostgreSQL's words (postgres-nio's own error text is deliberately generic).
+@Suite struct PostgresStartupTests {
+    static let quiet = Logger(label: "parley-startup-test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    @Test func aDatabaseNobodyListensOnIsReportedWithItsAddress() async throws {
+        let port = try freePort()
+        let error = await #expect(throws: ParleyError.self) {
+            _ = try await PostgresStore.connect(url: "postgres://parley@127.0.0.1:\(port)/parley", logger: Self.quiet)
+        }
+        #expect(error?.code == .unavailable)
+        #expect(error?.message.hasPrefix("PostgreSQL at 127.0.0.1:\(port) cannot be used: ") == true, "\(String(describing: error))")
+    }
+
+    /// A role allowed one connection can migrate (the pool's connection) but not open the
+    /// LISTEN connection: the node must refuse to start with that error, not wait for ever.
+    @Test(.enabled(if: TestBackend.postgresURL != nil, "needs PostgreSQL: set PARLEY_TEST_POSTGRES_URL"))
+    func aStoreThatCannotListenFailsToStartInsteadOfWaiting() async throws {
+        let suffix = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+        let role = "one_conn_\(suffix)"
+        let schema = "l_\(suffix)"
+        let database = try TestBackend.psql("SELECT current_database()")
+        _ = try TestBackend.psql("CREATE ROLE \(role) LOGIN CONNECTION LIMIT 1; GRANT CREATE ON DATABASE \(database) TO \(role)")
+        defer {
+            do {
+                _ = try TestBackend.psql(
+                    "DROP SCHEMA IF EXISTS \(schema) CASCADE; REVOKE CREATE ON DATABASE \(database) FROM \(role); DROP ROLE \(role)")
+            } catch {
+                Issue.record("could not remove the test role \(role): \(error)")
+            }
+        }
+        var components = URLComponents(string: TestBackend.postgresURL!)!
+        components.user = role
+        components.password = nil
+        let url = components.string!
+        let result = Mutex<String?>(nil)
+        let attempt = Task {
+            do {
+                let store = try await PostgresStore.connect(url: url, schema: schema, logger: Self.quiet)
+                try? await store.close()
+                result.withLock { $0 = "started" }
+            } catch {
+                result.withLock { $0 = "failed: \(error)" }
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while result.withLock({ $0 }) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        attempt.cancel()
+        let outcome = result.withLock { $0 } ?? "still waiting after 30 s"
+        #expect(outcome.hasPrefix("failed:"), "\(outcome)")
+        #expect(outcome.contains("too many connections for role"), "what PostgreSQL said, in the error an operator sees: \(outcome)")
+        #expect(outcome.contains("SQLSTATE 53300"), "\(outcome)")
+    }
+}
