@@ -130,7 +130,6 @@ let package = Package(
             name: "ParleyBench",
             dependencies: [
                 "ParleyCore", "ParleyKit", "ParleyKitTransport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: swiftSettings

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import ParleyCore
 import ParleyKit
@@ -22,9 +21,7 @@ struct BenchClient: Sendable {
     /// `runID` prefixes the user names: from `seed` when given, so that a run can be repeated
     /// with the same names on a fresh server; otherwise random, so reruns never meet old users.
     init(server: String, seed: UInt64?) {
-        // AsyncHTTPClient's retrying client: a connection refused under a login storm is
-        // retried as before, not counted as an error (the SDK's default reports it at once).
-        api = APIClient(baseURL: server, http: AsyncHTTPTransport(client: .shared, timeout: .seconds(60)))
+        api = APIClient(baseURL: server, http: AsyncHTTPTransport(timeout: .seconds(60)))
         runID = "b\(seed ?? UInt64.random(in: 0..<100_000_000))"
     }
 
