@@ -91,7 +91,7 @@ final class LiveSocket: Sendable {
 
     /// Sends a frame and waits for the answer with the same id (`result`, `error`, `ready`, `pong`).
     @discardableResult
-    func request<P: Codable & Sendable>(_ type: ClientFrameType, _ payload: P, timeout: Duration = .seconds(10)) async throws
+    func request<P: Codable & Sendable>(_ type: ClientFrameType, _ payload: P, timeout: Duration = .seconds(30)) async throws
         -> ReceivedFrame
     {
         let id = "r\(nextId.wrappingAdd(1, ordering: .relaxed).oldValue)"
@@ -113,7 +113,7 @@ final class LiveSocket: Sendable {
     func drain() -> [ReceivedFrame] { frames.withLock { frames in defer { frames = [] }; return frames } }
 
     /// Waits until a frame matching `predicate` arrives.
-    func waitFor(timeout: Duration = .seconds(10), _ predicate: (ReceivedFrame) -> Bool) async throws -> ReceivedFrame {
+    func waitFor(timeout: Duration = .seconds(30), _ predicate: (ReceivedFrame) -> Bool) async throws -> ReceivedFrame {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let frame = frames.withLock({ $0.first(where: predicate) }) { return frame }
@@ -123,7 +123,7 @@ final class LiveSocket: Sendable {
     }
 
     /// Waits until the server closes the socket and returns the close code.
-    func waitForClose(timeout: Duration = .seconds(10)) async throws -> Int? {
+    func waitForClose(timeout: Duration = .seconds(30)) async throws -> Int? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let state = closeFrame.withLock { $0 }
