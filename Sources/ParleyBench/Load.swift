@@ -55,19 +55,24 @@ enum Load {
         }
         report.acknowledged = acknowledged
         if tracker.received < expected {
-            // Where were they lost? Count what the server committed of this run (nil when the
+            // Where were they lost? What the server committed of this run tells (nil when the
             // server cannot even answer that).
-            var committed: Int? = 0
-            for conversation in Set(targets.map(\.1)) {
-                let socket = targets.first { $0.1 == conversation }!.0
-                let count = try? await socket.committedMessages(in: conversation, clientMsgIdPrefix: "\(prefix)-")
-                committed = count.flatMap { count in committed.map { $0 + count } }
-            }
-            report.committed = committed
+            report.committed = try? await committed(in: targets, clientMsgIdPrefix: "\(prefix)-")
         }
         let newErrors = zip(sockets, errorsBefore).map { socket, before in socket.errors.dropFirst(before) }
         report.errors = newErrors.reduce(0) { $0 + $1.count }
         report.firstError = newErrors.lazy.compactMap(\.first).first
         if let resident = server?.residentKiB { report.figures["server RSS (MiB)"] = resident / 1024 }
+    }
+
+    /// How many messages of this run the server holds, over all the target conversations,
+    /// each read as one of its senders.
+    private static func committed(in targets: [(BenchSocket, ConversationID)], clientMsgIdPrefix prefix: String) async throws -> Int {
+        let readers = Dictionary(targets.map { ($0.1, $0.0) }, uniquingKeysWith: { first, _ in first })
+        var total = 0
+        for (conversation, socket) in readers {
+            total += try await socket.committedMessages(in: conversation, clientMsgIdPrefix: prefix)
+        }
+        return total
     }
 }

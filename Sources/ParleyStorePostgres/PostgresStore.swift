@@ -205,41 +205,37 @@ public final class PostgresStore: ParleyStore {
         }
     }
 
-    private func settleFirstListen(_ outcome: Result<Void, any Error>) {
-        let waiters = listening.withLock { state -> [CheckedContinuation<Void, any Error>] in
-            guard state.outcome == nil else { return [] }
+    /// Records how the first LISTEN went and wakes ``waitUntilListening()``; answers false
+    /// when it had already been recorded (this is a later LISTEN).
+    private func settleFirstListen(_ outcome: Result<Void, any Error>) -> Bool {
+        let waiters = listening.withLock { state -> [CheckedContinuation<Void, any Error>]? in
+            guard state.outcome == nil else { return nil }
             state.outcome = outcome
             defer { state.waiters = [] }
             return state.waiters
         }
-        for waiter in waiters { waiter.resume(with: outcome) }
+        for waiter in waiters ?? [] { waiter.resume(with: outcome) }
+        return waiters != nil
     }
 
     /// Keeps a LISTEN connection open; after losing one, tells this node's clients to resync.
     /// If the first one cannot be opened, the store fails to start instead.
     private func listen() async {
-        var reconnecting = false
         while !Task.isCancelled {
             do {
                 let connection = try await PostgresConnection.connect(
                     configuration: connectionConfiguration, id: 1, logger: logger)
                 defer { Task { try? await connection.close() } }
                 try await connection.listen(on: channel) { notifications in
-                    if reconnecting { changes.publish(.resyncRequired) }
-                    settleFirstListen(.success(()))
+                    if !settleFirstListen(.success(())) { changes.publish(.resyncRequired) }
                     for try await notification in notifications {
                         await deliver(notification.payload)
                     }
                 }
             } catch {
-                if Task.isCancelled { return }
-                guard listening.withLock({ $0.outcome != nil }) else {
-                    settleFirstListen(.failure(error))
-                    return
-                }
+                if Task.isCancelled || settleFirstListen(.failure(error)) { return }
                 logger.warning("LISTEN connection lost; clients will resync", metadata: ["error": "\(error)"])
             }
-            reconnecting = true
             try? await Task.sleep(for: .milliseconds(200))
         }
     }

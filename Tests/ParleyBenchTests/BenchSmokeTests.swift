@@ -19,15 +19,17 @@ import Testing
     }
 
     /// How far the ramp gets depends on the machine (a debug build sharing two cores with other
-    /// suites), so what is checked is that each step it held got every delivery and that the
-    /// summary names the rate of the last step held.
+    /// suites), so what is checked is that no step duplicated or reordered a message and only
+    /// the step where it stopped lost any, and that the summary names the rate of the last
+    /// step held.
     @Test func rampReportsTheHighestRateAtWhichEveryMessageArrivedOnceInOrder() async throws {
         let server = try await InProcessServer.start()
         var options = Self.tinyOptions(server)
         options.rate = 20
         let reports = try await BenchScenario.ramp.run(options)
+        let fault = BenchReport.firstDeliveryFault(in: reports)
+        #expect(fault == nil, "\(fault?.scenario ?? ""): \(fault?.lost ?? 0) lost, \(fault?.duplicates ?? 0) twice, \(fault?.outOfOrder ?? 0) out of order")
         let held = reports.dropLast().filter { $0.figures["held"] == 1 }
-        for step in held { #expect(step.deliveries == step.expectedDeliveries, "\(step.scenario)") }
         let rates = [0.0, 20, 30, 45]
         #expect(reports.last?.figures["highest rate held (msg/s)"] == rates[held.count])
         await server.stop()

@@ -8,6 +8,14 @@ import Testing
 @Suite struct CLITests {
     static let password = "Passw0rd!"
 
+    /// Two people, each registered (and so logged in) from a home of their own.
+    static func aliceAndBob(on server: InProcessServer) async throws -> (CLIUser, CLIUser) {
+        let (alice, bob) = (CLIUser(server: server.url), CLIUser(server: server.url))
+        try await alice.succeed(["register", "alice", "--password", password])
+        try await bob.succeed(["register", "bob", "--password", password])
+        return (alice, bob)
+    }
+
     @Test func registerSendListReadAGroupAndLogOutAndInAgain() async throws {
         let server = try await InProcessServer.start()
         let alice = CLIUser(server: server.url)
@@ -71,10 +79,7 @@ import Testing
     @Test func aMessageSentWhileTheServerIsDownIsQueuedAndGoesOutOnceWithTheNextCommand() async throws {
         var server = try await InProcessServer.start()
         let (port, data) = (server.port, server.dataDirectory)
-        let alice = CLIUser(server: server.url)
-        let bob = CLIUser(server: server.url)
-        try await alice.succeed(["register", "alice", "--password", Self.password])
-        try await bob.succeed(["register", "bob", "--password", Self.password])
+        let (alice, bob) = try await Self.aliceAndBob(on: server)
         try await alice.succeed(["send", "bob", "one"])
         await server.stop()
 
@@ -90,10 +95,7 @@ import Testing
 
     @Test func chatShowsWhatArrivesAndSendsEachTypedLineOnce() async throws {
         let server = try await InProcessServer.start()
-        let alice = CLIUser(server: server.url)
-        let bob = CLIUser(server: server.url)
-        try await alice.succeed(["register", "alice", "--password", Self.password])
-        try await bob.succeed(["register", "bob", "--password", Self.password])
+        let (alice, bob) = try await Self.aliceAndBob(on: server)
         try await alice.succeed(["send", "bob", "are you there?"])
 
         let chat = try bob.start(["chat", "alice"])
@@ -120,10 +122,7 @@ import Testing
     @Test func chatAcrossAServerRestartShowsEachMissedMessageOnceAndMarksALateOne() async throws {
         var server = try await InProcessServer.start()
         let (port, data) = (server.port, server.dataDirectory)
-        let alice = CLIUser(server: server.url)
-        let bob = CLIUser(server: server.url)
-        try await alice.succeed(["register", "alice", "--password", Self.password])
-        try await bob.succeed(["register", "bob", "--password", Self.password])
+        let (alice, bob) = try await Self.aliceAndBob(on: server)
         try await alice.succeed(["send", "bob", "before"])
         let chat = try bob.start(["chat", "alice"])
         defer { chat.terminate() }

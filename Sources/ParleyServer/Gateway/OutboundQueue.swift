@@ -28,8 +28,8 @@ final class OutboundQueue: Sendable {
 
     private struct State {
         var frames = Deque<(String, UInt64)>()
+        /// A close requested and not yet handed to the writer.
         var close: Item?
-        var closeTaken = false
         var finished = false
         var waiter: CheckedContinuation<Item?, Never>?
 
@@ -37,9 +37,10 @@ final class OutboundQueue: Sendable {
         mutating func requestClose(_ close: Item, droppingQueued: Bool) -> CheckedContinuation<Item?, Never>? {
             guard self.close == nil, !finished else { return nil }
             if droppingQueued { frames.removeAll() }
-            self.close = close
-            guard let waiter = waiter.take() else { return nil }
-            closeTaken = true
+            guard let waiter = waiter.take() else {
+                self.close = close
+                return nil
+            }
             finished = true
             return waiter
         }
@@ -106,12 +107,10 @@ final class OutboundQueue: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let ready = state.withLock { state -> Item?? in
-                    let closePending = state.close != nil && !state.closeTaken
-                    if !state.finished || closePending, let (frame, queuedAt) = state.frames.popFirst() {
+                    if !state.finished || state.close != nil, let (frame, queuedAt) = state.frames.popFirst() {
                         return .some(.frame(frame, queuedAt: queuedAt))
                     }
-                    if closePending, let close = state.close {
-                        state.closeTaken = true
+                    if let close = state.close.take() {
                         state.finished = true
                         return .some(close)
                     }
