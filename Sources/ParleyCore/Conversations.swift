@@ -126,6 +126,12 @@ public struct ReadRequest: Codable, Sendable, StrictDecodable {
         self.conversationId = conversationId
         self.seq = seq
     }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        conversationId = try container.decodeIfPresent(ConversationID.self, forKey: .conversationId)
+        seq = try container.decodeInteger(Int64.self, forKey: .seq)
+    }
 }
 
 /// A member's read watermark after it moved; pushed to the other members as a receipt.

@@ -53,6 +53,20 @@ public enum Endpoint: String, CaseIterable, Sendable {
         }
     }
 
+    /// The methods served at a concrete path (`/v1/conversations/7`), sorted; empty when no
+    /// endpoint has that path. A request with another method gets 405 and these in `Allow`.
+    public static func methods(servedAt concretePath: String) -> [String] {
+        let segments = concretePath.split(separator: "/", omittingEmptySubsequences: false)
+        let matching = allCases.filter { endpoint in
+            let template = endpoint.path.split(separator: "/", omittingEmptySubsequences: false)
+            return template.count == segments.count
+                && zip(template, segments).allSatisfy { pattern, segment in
+                    pattern.hasPrefix("{") ? !segment.isEmpty : pattern == segment
+                }
+        }
+        return Set(matching.map(\.method)).sorted()
+    }
+
     /// The path with `values` substituted for its parameters, in order.
     public func path(_ values: any CustomStringConvertible...) -> String {
         path(substituting: values)

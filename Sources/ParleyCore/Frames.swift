@@ -110,6 +110,9 @@ extension ParleyError {
         switch error {
         case let unknown as UnknownFieldError:
             self.init(.unknownField, "Unknown field '\(unknown.path)'.")
+        case let integer as IntegerFieldError:
+            self.init(
+                .invalidField, "Field '\(integer.path)' must be a whole number from \(Int64.min) to \(Int64.max).")
         case DecodingError.keyNotFound(let key, let context):
             let path = (context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: ".")
             self.init(.missingField, "Missing field '\(path)'.")

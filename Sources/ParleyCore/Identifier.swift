@@ -10,7 +10,7 @@ public struct Identifier<Tag>: RawRepresentable, Hashable, Comparable, Sendable,
     public init(_ rawValue: Int64) { self.rawValue = rawValue }
 
     public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(Int64.self)
+        rawValue = try decoder.singleValueContainer().decodeInteger(Int64.self)
     }
 
     public func encode(to encoder: any Encoder) throws {

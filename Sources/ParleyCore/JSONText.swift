@@ -13,4 +13,16 @@ public enum JSONText {
     public static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
         try decoder.decode(type, from: Data(text.utf8))
     }
+
+    /// Decodes what a client sent: strict RFC 8259 first (``JSONSyntax``), then the value.
+    public static func decodeRequest<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        try data.withUnsafeBytes { try JSONSyntax.check($0) }
+        return try decoder.decode(type, from: data)
+    }
+
+    /// Decodes what a client sent: strict RFC 8259 first (``JSONSyntax``), then the value.
+    public static func decodeRequest<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
+        try JSONSyntax.check(text)
+        return try decode(type, from: text)
+    }
 }

@@ -1,11 +1,15 @@
+import Foundation
+
 /// Any JSON value, kept exactly as it arrived.
 ///
 /// Message content is stored and relayed as a `JSONValue`, so a kind this version does not
-/// know (sent by a newer client) survives a round trip through the server intact.
+/// know (sent by a newer client) survives a round trip through the server intact. Numbers
+/// are decimal, so they come back number for number (``JSONSyntax`` bounds what is accepted
+/// to what a `Decimal` holds exactly).
 public enum JSONValue: Hashable, Sendable, Codable {
     case null
     case bool(Bool)
-    case number(Double)
+    case number(Decimal)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
@@ -25,7 +29,7 @@ public enum JSONValue: Hashable, Sendable, Codable {
             self = .null
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
-        } else if let value = try? container.decode(Double.self) {
+        } else if let value = try? container.decode(Decimal.self) {
             self = .number(value)
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
@@ -58,8 +62,14 @@ public enum JSONValue: Hashable, Sendable, Codable {
         return nil
     }
 
-    /// The number, or nil for any other value.
+    /// The number as a `Double` (possibly rounded), or nil for any other value.
     public var numberValue: Double? {
+        if case .number(let value) = self { return NSDecimalNumber(decimal: value).doubleValue }
+        return nil
+    }
+
+    /// The number, exactly, or nil for any other value.
+    public var decimalValue: Decimal? {
         if case .number(let value) = self { return value }
         return nil
     }
@@ -69,8 +79,8 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
     public init(stringLiteral value: String) { self = .string(value) }
-    public init(integerLiteral value: Int) { self = .number(Double(value)) }
-    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(integerLiteral value: Int) { self = .number(Decimal(value)) }
+    public init(floatLiteral value: Double) { self = .number(Decimal(value)) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, JSONValue)...) {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes JSON text directly, for the values on the message hot path (a message, its
 /// content, and the frames that carry it), where `JSONEncoder`'s generic machinery costs
 /// more than the rest of a send. Its output decodes to the same values as `JSONEncoder`'s
@@ -39,17 +41,13 @@ public struct JSONWriter {
 
     public mutating func bool(_ value: Bool) { value ? raw("true") : raw("false") }
 
-    /// Integral values within ±2^53 are written without a fraction, as `JSONEncoder` writes them;
-    /// infinities and NaN, which JSON cannot express, throw as they do there.
-    public mutating func number(_ value: Double) throws {
-        guard value.isFinite else {
-            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "\(value) is not valid JSON."))
+    /// A decimal number, written with all its digits as `JSONEncoder` writes it; NaN, which
+    /// JSON cannot express, throws.
+    public mutating func number(_ value: Decimal) throws {
+        guard !value.isNaN else {
+            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "NaN is not valid JSON."))
         }
-        if value == value.rounded(), abs(value) <= 9_007_199_254_740_992, !(value == 0 && value.sign == .minus) {
-            integer(Int64(value))
-        } else {
-            bytes.append(contentsOf: value.description.utf8)
-        }
+        bytes.append(contentsOf: value.description.utf8)
     }
 
     public mutating func value(_ value: JSONValue) throws {

@@ -1,16 +1,18 @@
 /// The size limits of the protocol, shared by the server (which enforces them) and clients
 /// (which can check before sending).
 public enum Limits {
-    /// Largest JSON request body accepted over HTTP, in bytes.
-    public static let maxRequestBodyBytes = 64 * 1024
+    /// Largest JSON request body accepted over HTTP, in bytes: room for the longest text
+    /// even when a client escapes every character (`\\uD83D\\uDE00` is 12 bytes).
+    public static let maxRequestBodyBytes = 128 * 1024
     /// Largest WebSocket text frame the server processes; larger ones get an error frame.
-    public static let maxFrameBytes = 64 * 1024
+    public static let maxFrameBytes = 128 * 1024
     /// Frames above this size are refused by the WebSocket layer, which closes with 1009.
     public static let maxTransportFrameBytes = 256 * 1024
-    /// Longest text message, in characters.
+    /// Longest text message, in characters (Unicode code points, see ``TextRules``).
     public static let maxTextLength = 8_000
-    /// Largest encoded message content, in bytes (any kind).
-    public static let maxContentBytes = 16 * 1024
+    /// Largest message content as the server stores it (UTF-8 JSON), in bytes, any kind:
+    /// the longest text (at most 4 bytes a character) with room for the other fields.
+    public static let maxContentBytes = 48 * 1024
     /// Longest client message id.
     public static let maxClientMessageIDLength = 64
     /// Default and largest number of messages in one history page.
@@ -21,6 +23,6 @@ public enum Limits {
     public static let maxSyncPageSize = 500
     /// Largest number of members a group may have.
     public static let maxGroupMembers = 2_000
-    /// Longest group name.
+    /// Longest group name, in characters.
     public static let maxGroupNameLength = 64
 }

@@ -110,6 +110,14 @@ public struct HistoryQuery: Codable, Sendable, Hashable, StrictDecodable {
         self.after = after
         self.limit = limit
     }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        conversationId = try container.decodeIfPresent(ConversationID.self, forKey: .conversationId)
+        before = try container.decodeIntegerIfPresent(Int64.self, forKey: .before)
+        after = try container.decodeIntegerIfPresent(Int64.self, forKey: .after)
+        limit = try container.decodeIntegerIfPresent(Int.self, forKey: .limit)
+    }
 }
 
 /// A page of history, always in ascending seq order.

@@ -55,13 +55,18 @@ private struct ContentFields {
     let kind: MessageKind
     let members: [String: JSONValue]
 
+    /// The control characters text may hold.
+    static let textControls: Set<Unicode.Scalar> = ["\n", "\r", "\t"]
+
     func fail(_ reason: String) -> ParleyError {
         ParleyError(.messageInvalid, "A \(kind.rawValue) message \(reason).")
     }
 
     func string(_ key: String) throws -> String {
-        guard let value = members[key]?.stringValue, !value.isEmpty, value.count <= 1024 else {
-            throw fail("needs a non-empty string '\(key)' of at most 1024 characters")
+        guard let value = members[key]?.stringValue, !value.isEmpty, TextRules.length(value) <= 1024,
+            !TextRules.containsControlCharacter(value)
+        else {
+            throw fail("needs a non-empty string '\(key)' of at most 1024 characters, with no control characters")
         }
         return value
     }
@@ -74,8 +79,11 @@ private struct ContentFields {
     func text(_ key: String) throws -> String {
         guard let value = members[key]?.stringValue else { throw fail("needs a string '\(key)'") }
         guard !value.allSatisfy(\.isWhitespace) else { throw fail("needs a non-empty '\(key)'") }
-        guard value.count <= Limits.maxTextLength else {
-            throw fail("may have at most \(Limits.maxTextLength) characters of '\(key)'")
+        guard TextRules.length(value) <= Limits.maxTextLength else {
+            throw fail("may have at most \(Limits.maxTextLength) characters (Unicode code points) of '\(key)'")
+        }
+        guard !TextRules.containsControlCharacter(value, allowing: Self.textControls) else {
+            throw fail("may not contain control characters in '\(key)' other than newline, carriage return and tab")
         }
         return value
     }

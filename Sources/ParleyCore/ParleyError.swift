@@ -37,12 +37,14 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let unknownFrameType = ErrorCode("unknown_frame_type", 400)
     public static let payloadTooLarge = ErrorCode("payload_too_large", 413)
     public static let notFound = ErrorCode("not_found", 404)
+    public static let methodNotAllowed = ErrorCode("method_not_allowed", 405)
     // Accounts.
     public static let usernameInvalid = ErrorCode("username_invalid", 400)
     public static let usernameTaken = ErrorCode("username_taken", 409)
     public static let passwordTooShort = ErrorCode("password_too_short", 400)
     public static let passwordTooLong = ErrorCode("password_too_long", 400)
     public static let passwordTooWeak = ErrorCode("password_too_weak", 400)
+    public static let passwordInvalid = ErrorCode("password_invalid", 400)
     public static let emailInvalid = ErrorCode("email_invalid", 400)
     public static let emailTaken = ErrorCode("email_taken", 409)
     public static let phoneInvalid = ErrorCode("phone_invalid", 400)
@@ -54,6 +56,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     // Sessions.
     public static let unauthenticated = ErrorCode("unauthenticated", 401)
     public static let invalidToken = ErrorCode("invalid_token", 401)
+    public static let alreadyAuthenticated = ErrorCode("already_authenticated", 409)
     // Conversations and messages.
     public static let notAMember = ErrorCode("not_a_member", 403)
     public static let forbidden = ErrorCode("forbidden", 403)
@@ -70,8 +73,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     private static let known: [String: Int] = {
         let all: [ErrorCode] = [
             .invalidJSON, .missingField, .invalidField, .unknownField, .unknownFrameType,
-            .payloadTooLarge, .notFound, .usernameInvalid, .usernameTaken, .passwordTooShort,
-            .passwordTooLong, .passwordTooWeak, .emailInvalid, .emailTaken, .phoneInvalid,
+            .payloadTooLarge, .notFound, .methodNotAllowed, .usernameInvalid, .usernameTaken, .passwordTooShort,
+            .passwordTooLong, .passwordTooWeak, .passwordInvalid, .alreadyAuthenticated, .emailInvalid, .emailTaken, .phoneInvalid,
             .phoneTaken, .nicknameInvalid, .signatureInvalid, .invalidCredentials,
             .tooManyAttempts, .unauthenticated, .invalidToken, .notAMember, .forbidden,
             .userNotFound, .conversationNotFound, .messageInvalid, .clientMessageIDReused,

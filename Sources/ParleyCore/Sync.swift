@@ -52,6 +52,12 @@ public struct SyncRequest: Codable, Sendable, Hashable, StrictDecodable {
         self.cursor = cursor
         self.limit = limit
     }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        cursor = try container.decodeIfPresent(String.self, forKey: .cursor)
+        limit = try container.decodeIntegerIfPresent(Int.self, forKey: .limit)
+    }
 }
 
 /// What changed since a cursor: the conversations whose state moved, the user's events in

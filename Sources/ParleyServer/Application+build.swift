@@ -31,13 +31,22 @@ public func buildApplication(
     webSocketRouter.add(middleware: ErrorMiddleware())
     let gateway = parts.gateway
     webSocketRouter.ws(RouterPath(Endpoint.webSocket.routerPath)) { inbound, outbound, context in
-        await gateway.run(inbound: inbound, outbound: outbound, context: context)
+        try await gateway.run(inbound: inbound, outbound: outbound, context: context)
     }
 
+    // Text frames must be valid UTF-8 (RFC 6455): an invalid one closes the socket with 1007.
     let webSocketConfiguration = WebSocketServerConfiguration(
-        maxFrameSize: Limits.maxTransportFrameBytes, autoPing: .disabled, closeTimeout: .seconds(5))
-    var server: HTTPServerBuilder = .http1WebSocketUpgrade(
-        webSocketRouter: webSocketRouter, configuration: .init(ws: webSocketConfiguration))
+        maxFrameSize: Limits.maxTransportFrameBytes, autoPing: .disabled, closeTimeout: .seconds(5), validateUTF8: true)
+    let webSocketResponder = webSocketRouter.buildResponder()
+    let limiter = ConnectionLimiter(limit: configuration.maxConnectionsPerIP)
+    var server = HTTPServerBuilder { responder in
+        GuardedChildChannel(
+            base: HTTP1WebSocketUpgradeChannel(
+                responder: responder, webSocketResponder: webSocketResponder,
+                configuration: .init(ws: webSocketConfiguration)),
+            limiter: limiter, idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.milliseconds) * 1_000_000),
+            requestTimeout: .nanoseconds(Int64(configuration.requestTimeout.milliseconds) * 1_000_000))
+    }
     if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
         let tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },

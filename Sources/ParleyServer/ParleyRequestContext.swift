@@ -9,10 +9,13 @@ public struct ParleyRequestContext: RequestContext, WebSocketRequestContext {
     public let webSocket: WebSocketHandlerReference<Self>
     /// The peer's IP address, recorded with each login.
     public let remoteIP: String
+    /// The connection, which the WebSocket gateway takes over after the upgrade.
+    let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
+        channel = source.channel
         remoteIP = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 

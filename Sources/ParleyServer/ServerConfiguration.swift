@@ -28,7 +28,19 @@ public struct ServerConfiguration: Sendable {
     public var refreshTokenLifetime: Duration = .seconds(30 * 24 * 3600)
     /// Failed logins for one account before it is locked for `loginLockout`.
     public var maxFailedLogins = 5
+    /// Failed logins from one IP address (any accounts) before it is refused for `loginLockout`.
+    public var maxFailedLoginsPerIP = 20
     public var loginLockout: Duration = .seconds(15 * 60)
+    /// A WebSocket write that cannot complete within this long (the peer stopped reading)
+    /// gets the socket closed.
+    public var writeTimeout: Duration = .seconds(30)
+    /// An HTTP connection that receives nothing for this long is closed.
+    public var idleTimeout: Duration = .seconds(60)
+    /// An HTTP request must arrive completely (first byte to response) within this long.
+    public var requestTimeout: Duration = .seconds(30)
+    /// Open connections one IP address may have; more are closed at once. 0: no limit
+    /// (behind a reverse proxy, where every connection comes from the proxy).
+    public var maxConnectionsPerIP = 1_000
 
     public init() {}
 

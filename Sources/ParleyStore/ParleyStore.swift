@@ -41,7 +41,9 @@ public protocol ParleyStore: Sendable {
     /// revoked or expired at `now`.
     func session(accessTokenHash: String, at now: Int64) async throws -> SessionRecord?
     /// Replaces the tokens of the live session holding `refreshTokenHash`; nil when unknown,
-    /// revoked or expired. A refresh token works once.
+    /// revoked or expired. A refresh token works once: presenting one that was already
+    /// rotated away (a stolen copy, or the thief's after the owner's) revokes the session it
+    /// belonged to, publishing ``StoreChange/sessionRevoked(_:)``, and answers nil.
     func rotateTokens(refreshTokenHash: String, to tokens: SessionTokens, at now: Int64) async throws -> SessionRecord?
     /// All sessions of a user, newest first, revoked ones included.
     func sessions(of userId: UserID) async throws -> [SessionRecord]
@@ -63,8 +65,9 @@ public protocol ParleyStore: Sendable {
         async throws -> [UserID]
     /// The conversation as `userId` sees it; throws `not_a_member` when they are not in it.
     func conversation(_ id: ConversationID, for userId: UserID) async throws -> ConversationDetail
-    /// All conversations of a user, most recently active first.
-    func conversations(of userId: UserID) async throws -> [ConversationSummary]
+    /// A page of a user's conversations, most recently active first, starting after `cursor`.
+    func conversations(of userId: UserID, after cursor: ConversationListCursor?, limit: Int) async throws
+        -> [ConversationSummary]
 
     // MARK: Messages
 

@@ -63,6 +63,16 @@ enum PostgresSchema {
                     body TEXT NOT NULL, PRIMARY KEY (user_id, seq))
                 """,
             ]
-        )
+        ),
+        (
+            version: 2,
+            sql: [
+                // Refresh tokens already rotated away: presenting one again revokes its session.
+                """
+                CREATE TABLE spent_refresh_tokens (
+                    hash TEXT PRIMARY KEY, session_id BIGINT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE)
+                """
+            ]
+        ),
     ]
 }

@@ -118,9 +118,8 @@ extension PostgresStore {
     }
 
     public func rotateTokens(refreshTokenHash: String, to tokens: SessionTokens, at now: Int64) async throws -> SessionRecord? {
-        let logger = self.logger
-        return try await plain { connection in
-            try await connection.rows(
+        try await write { connection, notes in
+            let rotated = try await connection.rows(
                 """
                 UPDATE sessions SET access_hash = $1, access_expires_at = $2, refresh_hash = $3, refresh_expires_at = $4,
                     last_used_at = $5
@@ -129,8 +128,22 @@ extension PostgresStore {
                 [
                     .text(tokens.accessTokenHash), .int(tokens.accessExpiresAt), .text(tokens.refreshTokenHash),
                     .int(tokens.refreshExpiresAt), .int(now), .text(refreshTokenHash),
-                ], logger: logger
+                ], logger: self.logger
             ).first.map(SessionRecord.init(row:))
+            if let rotated {
+                _ = try await connection.rows(
+                    "INSERT INTO spent_refresh_tokens (hash, session_id) VALUES ($1, $2)",
+                    [.text(refreshTokenHash), .int(rotated.id.rawValue)], logger: self.logger)
+                return rotated
+            }
+            let revoked = try await connection.rows(
+                """
+                UPDATE sessions SET revoked_at = $1
+                WHERE id = (SELECT session_id FROM spent_refresh_tokens WHERE hash = $2) AND revoked_at IS NULL RETURNING id
+                """,
+                [.int(now), .text(refreshTokenHash)], logger: self.logger)
+            if let id = try revoked.first?.int("id") { notes.add(ChangeNote(session: id)) }
+            return nil
         }
     }
 

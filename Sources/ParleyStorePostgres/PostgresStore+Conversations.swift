@@ -97,9 +97,14 @@ extension PostgresStore {
         }
     }
 
-    public func conversations(of userId: UserID) async throws -> [ConversationSummary] {
+    public func conversations(of userId: UserID, after cursor: ConversationListCursor?, limit: Int) async throws
+        -> [ConversationSummary]
+    {
         try await read { connection in
-            try await self.summaries(connection, for: userId, where: "TRUE", orderBy: "c.last_activity_at DESC, c.id DESC", limit: Int64.max, [])
+            try await self.summaries(
+                connection, for: userId, where: cursor == nil ? "TRUE" : "(c.last_activity_at, c.id) < ($2, $3)",
+                orderBy: "c.last_activity_at DESC, c.id DESC", limit: Int64(limit),
+                cursor.map { [.int($0.lastActivityAt), .int($0.conversationId.rawValue)] } ?? [])
         }
     }
 

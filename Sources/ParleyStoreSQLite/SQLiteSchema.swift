@@ -88,6 +88,16 @@ enum SQLiteSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v2") { db in
+            // Refresh tokens already rotated away: presenting one again revokes its session.
+            try db.execute(
+                sql: """
+                    CREATE TABLE spent_refresh_tokens (
+                        hash TEXT PRIMARY KEY NOT NULL,
+                        session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 }

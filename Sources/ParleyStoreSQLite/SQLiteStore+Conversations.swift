@@ -98,10 +98,14 @@ extension SQLiteStore {
         }
     }
 
-    public func conversations(of userId: UserID) async throws -> [ConversationSummary] {
+    public func conversations(of userId: UserID, after cursor: ConversationListCursor?, limit: Int) async throws
+        -> [ConversationSummary]
+    {
         try await pool.read { db in
             try Self.summaries(
-                db, for: userId, where: "TRUE", orderBy: "c.last_activity_at DESC, c.id DESC", limit: Int.max, arguments: [])
+                db, for: userId, where: cursor == nil ? "TRUE" : "(c.last_activity_at, c.id) < (?, ?)",
+                orderBy: "c.last_activity_at DESC, c.id DESC", limit: limit,
+                arguments: StatementArguments(cursor.map { [$0.lastActivityAt, $0.conversationId.rawValue] } ?? []))
         }
     }
 

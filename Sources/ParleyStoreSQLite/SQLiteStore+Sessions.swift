@@ -48,7 +48,19 @@ extension SQLiteStore {
                 let session = try Self.fetchSession(
                     db, sql: "refresh_hash = ? AND revoked_at IS NULL AND refresh_expires_at > ?", refreshTokenHash,
                     now)
-            else { return nil }
+            else {
+                let reused = try Int64.fetchOne(
+                    db, sql: "SELECT session_id FROM spent_refresh_tokens WHERE hash = ?", arguments: [refreshTokenHash])
+                if let reused {
+                    try db.execute(
+                        sql: "UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", arguments: [now, reused])
+                    if db.changesCount == 1 { self.publishAfterCommit(db, .sessionRevoked(SessionID(reused))) }
+                }
+                return nil
+            }
+            try db.execute(
+                sql: "INSERT INTO spent_refresh_tokens (hash, session_id) VALUES (?, ?)",
+                arguments: [refreshTokenHash, session.id.rawValue])
             try db.execute(
                 sql: """
                     UPDATE sessions SET access_hash = ?, access_expires_at = ?, refresh_hash = ?,

@@ -70,11 +70,11 @@ public struct ComposerState: Hashable, Sendable {
         var result: [(MessageKind, JSONValue)] = []
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if !trimmed.isEmpty {
-            guard trimmed.count <= Limits.maxTextLength else {
+            guard TextRules.length(trimmed) <= Limits.maxTextLength else {
                 throw ParleyError(.messageInvalid, "A message may have at most \(Limits.maxTextLength) characters.")
             }
             var content: [String: JSONValue] = ["text": .string(trimmed)]
-            if !mentions.isEmpty { content["mentions"] = .array(mentions.map { .number(Double($0.rawValue)) }) }
+            if !mentions.isEmpty { content["mentions"] = .array(mentions.map { .number(Decimal($0.rawValue)) }) }
             result.append((.text, .object(content)))
         }
         result += attachments.map { ($0.kind, $0.content) }

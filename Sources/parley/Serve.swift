@@ -34,6 +34,24 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds without any frame before a socket is closed (PARLEY_HEARTBEAT_TIMEOUT). Default 60.")
     var heartbeatTimeout: Int?
 
+    @Option(help: "Seconds a WebSocket write may take before the socket of a peer that stopped reading is closed (PARLEY_WRITE_TIMEOUT). Default 30.")
+    var writeTimeout: Int?
+
+    @Option(help: "Seconds an HTTP connection may receive nothing before it is closed (PARLEY_IDLE_TIMEOUT). Default 60.")
+    var idleTimeout: Int?
+
+    @Option(help: "Seconds from an HTTP request's first byte to its answer before the connection is closed (PARLEY_REQUEST_TIMEOUT). Default 30.")
+    var requestTimeout: Int?
+
+    @Option(help: "Open connections per IP address; more are closed at once, 0 for no limit, e.g. behind a reverse proxy (PARLEY_MAX_CONNECTIONS_PER_IP). Default 1000.")
+    var maxConnectionsPerIp: Int?
+
+    @Option(help: "Failed logins before an account is locked for 15 minutes (PARLEY_MAX_FAILED_LOGINS). Default 5.")
+    var maxFailedLogins: Int?
+
+    @Option(help: "Failed logins from one IP address before it is refused for 15 minutes (PARLEY_MAX_FAILED_LOGINS_PER_IP). Default 20.")
+    var maxFailedLoginsPerIp: Int?
+
     @Option(help: "bcrypt work factor 4-16 (PARLEY_BCRYPT_COST). Default 12; lower only for load tests with many users.")
     var bcryptCost: Int?
 
@@ -62,12 +80,31 @@ struct Serve: AsyncParsableCommand {
         if (configuration.tlsCertificatePath == nil) != (configuration.tlsKeyPath == nil) {
             throw ValidationError("TLS needs both --tls-cert and --tls-key.")
         }
-        if let seconds = try setting(heartbeatTimeout.map(String.init), "PARLEY_HEARTBEAT_TIMEOUT")
-            .map({ try Self.integer($0, "heartbeat timeout", 2...3600) })
-        {
+        func integer(_ flag: Int?, _ variable: String, _ name: String, _ range: ClosedRange<Int>) throws -> Int? {
+            try setting(flag.map(String.init), variable).map { try Self.integer($0, name, range) }
+        }
+        if let seconds = try integer(heartbeatTimeout, "PARLEY_HEARTBEAT_TIMEOUT", "heartbeat timeout", 2...3600) {
             configuration.heartbeatTimeout = .seconds(seconds)
         }
-        if let cost = try setting(bcryptCost.map(String.init), "PARLEY_BCRYPT_COST").map({ try Self.integer($0, "bcrypt cost", 4...16) }) {
+        if let seconds = try integer(writeTimeout, "PARLEY_WRITE_TIMEOUT", "write timeout", 1...3600) {
+            configuration.writeTimeout = .seconds(seconds)
+        }
+        if let seconds = try integer(idleTimeout, "PARLEY_IDLE_TIMEOUT", "idle timeout", 1...3600) {
+            configuration.idleTimeout = .seconds(seconds)
+        }
+        if let seconds = try integer(requestTimeout, "PARLEY_REQUEST_TIMEOUT", "request timeout", 1...3600) {
+            configuration.requestTimeout = .seconds(seconds)
+        }
+        if let count = try integer(maxConnectionsPerIp, "PARLEY_MAX_CONNECTIONS_PER_IP", "connection limit", 0...1_000_000) {
+            configuration.maxConnectionsPerIP = count
+        }
+        if let count = try integer(maxFailedLogins, "PARLEY_MAX_FAILED_LOGINS", "failed login limit", 1...1_000) {
+            configuration.maxFailedLogins = count
+        }
+        if let count = try integer(maxFailedLoginsPerIp, "PARLEY_MAX_FAILED_LOGINS_PER_IP", "per-IP failed login limit", 1...1_000_000) {
+            configuration.maxFailedLoginsPerIP = count
+        }
+        if let cost = try integer(bcryptCost, "PARLEY_BCRYPT_COST", "bcrypt cost", 4...16) {
             configuration.bcryptCost = UInt8(cost)
         }
         let levelName = setting(logLevel, "PARLEY_LOG_LEVEL") ?? "info"

@@ -9,10 +9,11 @@ struct JSONWriterTests {
         "", "plain", "quote \" and backslash \\ and slash /", "new\nline\r\ttab", "\u{0}\u{1}\u{8}\u{c}\u{1f}\u{7f}",
         "ünïcødé 汉字 🙂👩‍👩‍👧", "\u{2028}\u{2029}", String((0..<128).map { Character(Unicode.Scalar($0)!) }),
     ]
-    static let awkwardNumbers: [Double] = [
-        0, -0.0, 1, -1, 12.5, -0.001, 1e-7, 123_456_789_012, 9_007_199_254_740_992, 9_007_199_254_740_993,
-        1e300, -1e-300, .pi, Double(Int64.max), 0.1 + 0.2,
-    ]
+    static let awkwardNumbers: [Decimal] =
+        [0, -0.0, 1, -1, 12.5, -0.001, 1e-7, 123_456_789_012, 1e100, -1e-100, .pi, 0.1 + 0.2].map { Decimal($0) }
+        + ["9007199254740993", "123456789012345678901234567890", "-0.00000000000000000000000000000000000001"].compactMap {
+            Decimal(string: $0)
+        }
 
     static var messages: [Message] {
         var contents: [JSONValue] = Self.awkwardStrings.map { ["text": .string($0)] }
@@ -40,11 +41,8 @@ struct JSONWriterTests {
         }
     }
 
-    @Test func nonFiniteNumbersAreRejectedAsJSONEncoderRejectsThem() {
-        for number in [Double.infinity, -.infinity, .nan] {
-            var writer = JSONWriter()
-            #expect(throws: EncodingError.self) { try writer.value(["n": .number(number)]) }
-            #expect(throws: EncodingError.self) { try JSONEncoder().encode(JSONValue.number(number)) }
-        }
+    @Test func notANumberIsRejected() {
+        var writer = JSONWriter()
+        #expect(throws: EncodingError.self) { try writer.value(["n": .number(.nan)]) }
     }
 }

@@ -66,10 +66,10 @@ import Testing
 
     @Test func requestsWithoutATokenAreUnauthenticated() async throws {
         try await withServer { api in
-            let (status, body) = try await api.raw(.get, "/v1/conversations")
+            let (status, body, _) = try await api.raw(.get, "/v1/conversations")
             #expect(status == 401)
             #expect(try decodeJSON(ErrorBody.self, body).error.code == .unauthenticated)
-            let (badStatus, badBody) = try await api.raw(.get, "/v1/conversations", token: "pat_forged")
+            let (badStatus, badBody, _) = try await api.raw(.get, "/v1/conversations", token: "pat_forged")
             #expect(badStatus == 401)
             #expect(try decodeJSON(ErrorBody.self, badBody).error.code == .invalidToken)
         }

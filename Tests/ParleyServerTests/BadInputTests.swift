@@ -12,7 +12,7 @@ import Testing
                 ("{\"username\": \"alice\", \"password\": \"Passw0rd!\", \"nickame\": \"Al\"}", 400, .unknownField),
                 ("{\"username\": \"alice\"}", 400, .missingField),
                 ("{\"username\": 42, \"password\": \"Passw0rd!\"}", 400, .invalidField),
-                ("{\"username\": \"alice\", \"password\": \"\(String(repeating: "x", count: 70_000))\"}", 413, .payloadTooLarge),
+                ("{\"username\": \"alice\", \"password\": \"\(String(repeating: "x", count: 140_000))\"}", 413, .payloadTooLarge),
             ]
             for (body, status, code) in cases {
                 let response = try await api.raw(.post, "/v1/accounts", body: body)
@@ -35,7 +35,9 @@ import Testing
                 (RegisterRequest(username: "alice", password: "Sh0rt"), .passwordTooShort),
                 (RegisterRequest(username: "alice", password: "alllowercase"), .passwordTooWeak),
                 (RegisterRequest(username: "alice", password: "12345678901"), .passwordTooWeak),
-                (RegisterRequest(username: "alice", password: String(repeating: "aB", count: 65)), .passwordTooLong),
+                (RegisterRequest(username: "alice", password: String(repeating: "aB", count: 37)), .passwordTooLong),
+                (RegisterRequest(username: "alice", password: "Ab1\u{0}zzzzzzzz"), .passwordInvalid),
+                (RegisterRequest(username: "\u{212A}ate", password: "Passw0rd!"), .usernameInvalid),
                 (RegisterRequest(username: "alice", password: "Passw0rd!", email: "not-an-email"), .emailInvalid),
                 (RegisterRequest(username: "alice", password: "Passw0rd!", phone: "0151 1234"), .phoneInvalid),
                 (RegisterRequest(username: "alice", password: "Passw0rd!", nickname: ""), .nicknameInvalid),

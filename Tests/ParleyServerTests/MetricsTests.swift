@@ -13,7 +13,7 @@ import Testing
             _ = try await api.sendText("one", to: conversation, as: alice, clientMsgId: "m1")
             _ = try await api.sendText("one", to: conversation, as: alice, clientMsgId: "m1")
             _ = try await socket.waitFor { $0.type == "message" }
-            let (status, text) = try await api.raw(.get, "/metrics")
+            let (status, text, _) = try await api.raw(.get, "/metrics")
             #expect(status == 200)
             #expect(text.contains("parley_messages_committed_total 1"), "the retry is not counted twice")
             #expect(text.contains("parley_deliveries_total 1"))

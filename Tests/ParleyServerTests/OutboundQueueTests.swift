@@ -77,4 +77,30 @@ import Testing
         #expect(metrics.text.contains("parley_queue_overflows_total 1"))
         #expect(metrics.text.contains("parley_deliveries_total 5"), "2 + 2 + 1: the stuck socket took two before it overflowed")
     }
+
+    @Test func theSweepClosesSilentAndStuckSocketsButNotOneThatSpokeAfterItReadTheClock() {
+        var configuration = ServerConfiguration()
+        configuration.heartbeatTimeout = .seconds(60)
+        configuration.writeTimeout = .seconds(30)
+        let metrics = ServerMetrics()
+        let hub = ConnectionHub(feed: ChangeFeed(), configuration: configuration, metrics: metrics, logger: Logger(label: "t"))
+        let now: UInt64 = 1_000_000_000_000
+        let second: UInt64 = 1_000_000_000
+        let busy = GatewayConnection(tag: hub.makeTag(), queueLimit: 10, now: now - second)
+        let silent = GatewayConnection(tag: hub.makeTag(), queueLimit: 10, now: now - 100 * second)
+        let stuck = GatewayConnection(tag: hub.makeTag(), queueLimit: 10, now: now - 100 * second)
+        for (index, connection) in [busy, silent, stuck].enumerated() {
+            hub.register(connection)
+            hub.attach(connection, as: Identity(userId: UserID(Int64(index + 1)), sessionId: SessionID(Int64(index + 1))))
+        }
+        busy.activity.noteRead(now: now + 5)  // a frame that arrived after the sweep read the clock
+        silent.activity.noteRead(now: now - 61 * second)
+        stuck.activity.noteRead(now: now)
+        stuck.writeBegan(now: now - 31 * second)
+        hub.sweep(now: now)
+        #expect(!busy.queue.isClosing, "a read later than the sweep's clock is no time elapsed, not 584 years")
+        #expect(silent.queue.isClosing)
+        #expect(metrics.text.contains("parley_stuck_write_aborts_total 1"))
+        #expect(!stuck.queue.isClosing, "a stuck socket is aborted below the WebSocket layer, not asked to close")
+    }
 }

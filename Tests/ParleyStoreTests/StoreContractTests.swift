@@ -57,9 +57,10 @@ import Testing
 
         let next = SessionTokens(accessTokenHash: "a2", accessExpiresAt: Self.now + 9000, refreshTokenHash: "r2", refreshExpiresAt: Self.now + 9000)
         #expect(try await store.rotateTokens(refreshTokenHash: "r1", to: next, at: Self.now + 10)?.id == session.id)
-        #expect(try await store.rotateTokens(refreshTokenHash: "r1", to: next, at: Self.now + 20) == nil, "a refresh token works once")
         #expect(try await store.session(accessTokenHash: "a1", at: Self.now) == nil)
         #expect(try await store.session(accessTokenHash: "a2", at: Self.now + 100)?.device == "phone")
+        #expect(try await store.rotateTokens(refreshTokenHash: "unknown", to: next, at: Self.now + 20) == nil)
+        #expect(try await store.session(accessTokenHash: "a2", at: Self.now + 100) != nil, "an unknown token revokes nothing")
 
         #expect(try await store.revokeSession(session.id, of: user, at: Self.now + 200))
         #expect(try await !store.revokeSession(session.id, of: user, at: Self.now + 300), "already revoked")
@@ -68,6 +69,52 @@ import Testing
         let deadline = ContinuousClock.now + .seconds(30)
         while revoked.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(revoked.withLock { $0 } == [session.id])
+        try await store.close()
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func presentingARotatedRefreshTokenAgainRevokesItsSession(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let revoked = Mutex<[SessionID]>([])
+        store.changes.subscribe { change in
+            if case .sessionRevoked(let id) = change { revoked.withLock { $0.append(id) } }
+        }
+        let users = try await makeUsers(store, "alice", "bob")
+        func tokens(_ name: String) -> SessionTokens {
+            SessionTokens(accessTokenHash: "a-\(name)", accessExpiresAt: Self.now + 9000, refreshTokenHash: "r-\(name)", refreshExpiresAt: Self.now + 9000)
+        }
+        let stolen = try await store.createSession(NewSession(userId: users[0], device: "phone", ip: "10.0.0.1", tokens: tokens("1"), createdAt: Self.now))
+        let other = try await store.createSession(NewSession(userId: users[1], device: "pc", ip: "10.0.0.2", tokens: tokens("b"), createdAt: Self.now))
+        #expect(try await store.rotateTokens(refreshTokenHash: "r-1", to: tokens("2"), at: Self.now + 10)?.id == stolen.id)
+        #expect(try await store.rotateTokens(refreshTokenHash: "r-2", to: tokens("3"), at: Self.now + 20)?.id == stolen.id)
+        #expect(try await store.rotateTokens(refreshTokenHash: "r-1", to: tokens("4"), at: Self.now + 30) == nil, "spent two rotations ago")
+        #expect(try await store.session(accessTokenHash: "a-3", at: Self.now + 40) == nil, "the live tokens died with the session")
+        #expect(try await store.rotateTokens(refreshTokenHash: "r-3", to: tokens("5"), at: Self.now + 50) == nil)
+        #expect(try await store.sessions(of: users[0]).first?.revokedAt == Self.now + 30)
+        #expect(try await store.session(accessTokenHash: "a-b", at: Self.now + 60)?.id == other.id, "other sessions are untouched")
+        let deadline = ContinuousClock.now + .seconds(30)
+        while revoked.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(revoked.withLock { $0 } == [stolen.id])
+        try await store.close()
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func conversationListsPageByLastActivity(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = try await makeUsers(store, "alice")[0]
+        var groups: [ConversationID] = []
+        for index in 0..<5 {
+            groups.append(try await store.createGroup(name: "g\(index)", ownerId: alice, memberIds: [], at: Self.now + Int64(index)).id)
+        }
+        var listed: [ConversationID] = []
+        var cursor: ConversationListCursor?
+        while true {
+            let page = try await store.conversations(of: alice, after: cursor, limit: 2)
+            listed += page.map(\.id)
+            guard let last = page.last, page.count == 2 else { break }
+            cursor = ConversationListCursor(after: last)
+        }
+        #expect(listed == groups.reversed())
         try await store.close()
     }
 
@@ -156,7 +203,7 @@ import Testing
         await #expect(throws: notMember) { _ = try await store.conversation(conversation, for: users[2]) }
         await #expect(throws: notMember) { _ = try await store.addMembers([users[2]], to: conversation, by: users[2], at: Self.now) }
         await #expect(throws: ParleyError.self) { _ = try await store.conversation(ConversationID(999), for: users[0]) }
-        #expect(try await store.conversations(of: users[2]).isEmpty)
+        #expect(try await store.conversations(of: users[2], after: nil, limit: 100).isEmpty)
         try await store.close()
     }
 

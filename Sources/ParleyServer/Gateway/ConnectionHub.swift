@@ -22,6 +22,7 @@ final class ConnectionHub: Service, Sendable {
     private let nextTag = Atomic<UInt64>(1)
     private let heartbeatTimeout: UInt64
     private let authenticationTimeout: UInt64
+    private let writeTimeout: UInt64
     private let sweepInterval: Duration
     private let logger: Logger
     private let metrics: ServerMetrics
@@ -30,7 +31,8 @@ final class ConnectionHub: Service, Sendable {
         self.metrics = metrics
         heartbeatTimeout = UInt64(configuration.heartbeatTimeout.milliseconds) * 1_000_000
         authenticationTimeout = UInt64(configuration.authenticationTimeout.milliseconds) * 1_000_000
-        sweepInterval = min(.seconds(1), configuration.heartbeatTimeout / 4)
+        writeTimeout = UInt64(configuration.writeTimeout.milliseconds) * 1_000_000
+        sweepInterval = min(.seconds(1), configuration.heartbeatTimeout / 4, configuration.writeTimeout / 4)
         self.logger = logger
         feed.subscribe { [weak self] change in self?.deliver(change) }
     }
@@ -126,19 +128,30 @@ final class ConnectionHub: Service, Sendable {
         return queued
     }
 
-    /// Closes connections that did not authenticate in time or stopped sending.
+    /// Closes connections that did not authenticate in time or stopped sending, and aborts
+    /// those whose peer stopped reading (a write stuck past the write timeout).
+    ///
+    /// Sockets note their reads concurrently with the sweep, so a read may be later than
+    /// `now`: it counts as no time elapsed.
     func sweep(now: UInt64 = NIODeadline.now().uptimeNanoseconds) {
         let connections = registry.withLock { Array($0.connections.values) }
         for connection in connections {
-            if connection.identity == nil {
-                if now &- connection.openedAt > authenticationTimeout {
+            if let started = connection.writeInProgressSince, Self.elapsed(since: started, now: now) > writeTimeout {
+                logger.debug("Aborting a socket whose peer stopped reading", metadata: ["tag": "\(connection.tag)"])
+                metrics.stuckWriteAborts.increment()
+                connection.abort()
+            } else if connection.identity == nil {
+                if Self.elapsed(since: connection.openedAt, now: now) > authenticationTimeout {
                     connection.queue.close(.unauthenticated, reason: "No auth frame in time.")
                 }
-            } else if now &- connection.lastReceivedAt > heartbeatTimeout {
+            } else if Self.elapsed(since: connection.lastReceivedAt, now: now) > heartbeatTimeout {
                 connection.queue.close(.heartbeatTimeout, reason: "No frame within the heartbeat timeout.")
             }
         }
     }
+
+    /// Nanoseconds from `then` to `now`; zero when `then` is the later of the two.
+    static func elapsed(since then: UInt64, now: UInt64) -> UInt64 { now > then ? now - then : 0 }
 
     func run() async throws {
         let interval = sweepInterval

@@ -4,27 +4,49 @@ import ParleyStore
 import Synchronization
 
 /// One WebSocket connection: who it belongs to once authenticated, when it last heard
-/// from its client, and its outbound queue.
+/// from its client, whether a write to it is stuck, and its outbound queue.
 final class GatewayConnection: Sendable {
     let tag: ConnectionTag
     let queue: OutboundQueue
     let openedAt: UInt64
-    private let lastReceived: Atomic<UInt64>
+    /// Every read on the socket, noted below the WebSocket layer, so any frame counts as a
+    /// sign of life: data, ping or pong.
+    let activity: ConnectionActivity
+    /// When the write in progress began (monotonic nanoseconds); 0 when none is.
+    private let writeStarted = Atomic<UInt64>(0)
+    private let channel: (any Channel)?
     private let identityBox = Mutex<Identity?>(nil)
 
-    init(tag: ConnectionTag, queueLimit: Int, now: UInt64 = NIODeadline.now().uptimeNanoseconds) {
+    init(
+        tag: ConnectionTag, queueLimit: Int, activity: ConnectionActivity = ConnectionActivity(),
+        channel: (any Channel)? = nil, now: UInt64 = NIODeadline.now().uptimeNanoseconds
+    ) {
         self.tag = tag
         self.queue = OutboundQueue(limit: queueLimit)
+        self.activity = activity
+        self.channel = channel
         self.openedAt = now
-        self.lastReceived = Atomic(now)
     }
 
     var identity: Identity? { identityBox.withLock { $0 } }
 
     func authenticate(as identity: Identity) { identityBox.withLock { $0 = identity } }
 
-    /// Notes that a frame arrived (any frame counts as a heartbeat).
-    func touch(now: UInt64 = NIODeadline.now().uptimeNanoseconds) { lastReceived.store(now, ordering: .relaxed) }
+    var lastReceivedAt: UInt64 { activity.lastReadAt }
 
-    var lastReceivedAt: UInt64 { lastReceived.load(ordering: .relaxed) }
+    /// Notes that a write to the socket began.
+    func writeBegan(now: UInt64 = NIODeadline.now().uptimeNanoseconds) { writeStarted.store(now, ordering: .relaxed) }
+
+    /// Notes that the write in progress completed.
+    func writeEnded() { writeStarted.store(0, ordering: .relaxed) }
+
+    /// When the write in progress began, or nil when the writer is not writing.
+    var writeInProgressSince: UInt64? {
+        let started = writeStarted.load(ordering: .relaxed)
+        return started == 0 ? nil : started
+    }
+
+    /// Closes the socket at once, below the WebSocket layer: for a peer that stopped reading,
+    /// which no close frame would reach. The reader and writer then end with errors.
+    func abort() { channel?.close(promise: nil) }
 }

@@ -19,11 +19,17 @@ struct WebSocketGateway: Sendable {
     let clock: WallClock
     let metrics: ServerMetrics
 
+    /// Serves the socket until it closes. A read that fails for a protocol reason (invalid
+    /// UTF-8, a message too large) is rethrown, so that the WebSocket layer closes with the
+    /// code RFC 6455 gives it (1007, 1009).
     func run(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
         context: WebSocketRouterContext<ParleyRequestContext>
-    ) async {
-        let connection = GatewayConnection(tag: hub.makeTag(), queueLimit: configuration.outboundQueueLimit)
+    ) async throws {
+        let channel = context.requestContext.channel
+        let activity = await Self.takeOver(channel, logger: context.logger)
+        let connection = GatewayConnection(
+            tag: hub.makeTag(), queueLimit: configuration.outboundQueueLimit, activity: activity, channel: channel)
         hub.register(connection)
         defer {
             hub.unregister(connection)
@@ -32,11 +38,10 @@ struct WebSocketGateway: Sendable {
         if let token = context.request.bearerToken ?? context.request.uri.queryParameters.get("access_token") {
             await authenticate(connection, token: token, requestId: nil)
         }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await Self.write(connection.queue, to: outbound, metrics: metrics, logger: context.logger) }
+        let readError: (any Error)? = await withTaskGroup(of: Void.self) { group in
+            group.addTask { await Self.write(connection, to: outbound, metrics: metrics, logger: context.logger) }
             do {
                 for try await message in inbound.messages(maxSize: Limits.maxTransportFrameBytes) {
-                    connection.touch()
                     guard !connection.queue.isClosing else { break }
                     switch message {
                     case .text(let text): await handle(text, on: connection)
@@ -46,16 +51,41 @@ struct WebSocketGateway: Sendable {
                 }
             } catch {
                 context.logger.debug("WebSocket read ended", metadata: ["error": "\(error)"])
+                connection.queue.finish()
+                await group.waitForAll()
+                return error
             }
             connection.queue.finish()
             await group.waitForAll()
+            return nil
+        }
+        if let readError { throw readError }
+    }
+
+    /// Ends the HTTP timeouts of the upgraded connection and answers the record of its reads,
+    /// which the connection's ``ConnectionGuard`` keeps (so pings count as a sign of life).
+    private static func takeOver(_ channel: any Channel, logger: Logger) async -> ConnectionActivity {
+        do {
+            return try await channel.eventLoop.submit {
+                try channel.pipeline.syncOperations.handler(type: ConnectionGuard.self).upgradedToWebSocket()
+            }.get()
+        } catch {
+            // A closed channel has no handlers left; its socket ends at the first read.
+            logger.debug("WebSocket without a connection guard", metadata: ["error": "\(error)"])
+            return ConnectionActivity()
         }
     }
 
-    /// Drains the queue onto the socket until it finishes or a close is requested.
-    private static func write(_ queue: OutboundQueue, to outbound: WebSocketOutboundWriter, metrics: ServerMetrics, logger: Logger) async {
+    /// Drains the queue onto the socket until it finishes or a close is requested. Each write
+    /// is noted on the connection, so the hub's sweep can abort a peer that stopped reading.
+    private static func write(
+        _ connection: GatewayConnection, to outbound: WebSocketOutboundWriter, metrics: ServerMetrics, logger: Logger
+    ) async {
+        let queue = connection.queue
         do {
             while let item = await queue.next() {
+                connection.writeBegan()
+                defer { connection.writeEnded() }
                 switch item {
                 case .frame(let text, let queuedAt):
                     try await outbound.write(.text(text))
@@ -78,7 +108,7 @@ struct WebSocketGateway: Sendable {
         }
         let frame: ClientRequestFrame
         do {
-            frame = try JSONText.decode(Strict<ClientRequestFrame>.self, from: text).value
+            frame = try JSONText.decodeRequest(Strict<ClientRequestFrame>.self, from: text).value
         } catch {
             reply(connection, .error, id: nil, ParleyError(decoding: error))
             return
@@ -88,7 +118,7 @@ struct WebSocketGateway: Sendable {
         } catch {
             let parleyError =
                 switch error {
-                case is ParleyError, is DecodingError, is UnknownFieldError: ParleyError(decoding: error)
+                case is ParleyError, is DecodingError, is UnknownFieldError, is IntegerFieldError: ParleyError(decoding: error)
                 default: ParleyError(.internalError, "The server failed to handle the frame.")
                 }
             reply(connection, .error, id: frame.id, parleyError)
@@ -105,6 +135,10 @@ struct WebSocketGateway: Sendable {
             return
         case .auth?:
             if case .auth(let payload) = try frame.request.get() {
+                guard connection.identity == nil else {
+                    // One socket is one session: a second identity would mix two users' pushes.
+                    throw ParleyError(.alreadyAuthenticated, "This socket is already authenticated; open another for another session.")
+                }
                 await authenticate(connection, token: payload.token, requestId: id)
             }
             return

@@ -17,7 +17,20 @@ struct ErrorMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as ParleyError {
             return Self.render(error)
+        } catch let error as RetryLaterError {
+            var response = Self.render(error.error)
+            response.headers[.retryAfter] = String(error.afterSeconds)
+            return response
         } catch let error as HTTPError {
+            let allowed = error.status == .notFound ? Endpoint.methods(servedAt: request.uri.path) : []
+            guard allowed.isEmpty || allowed.contains(request.method.rawValue) else {
+                var response = Self.render(
+                    ParleyError(
+                        .methodNotAllowed,
+                        "\(request.method.rawValue) is not allowed on \(request.uri.path); use \(allowed.joined(separator: " or "))."))
+                response.headers[.allow] = allowed.joined(separator: ", ")
+                return response
+            }
             return Self.render(Self.translate(error, request: request))
         } catch is NIOTooManyBytesError {
             return Self.render(Self.translate(HTTPError(.contentTooLarge), request: request))
@@ -34,7 +47,7 @@ struct ErrorMiddleware: RouterMiddleware {
         case .contentTooLarge:
             ParleyError(.payloadTooLarge, "The request body is larger than \(Limits.maxRequestBodyBytes) bytes.")
         case .methodNotAllowed:
-            ParleyError(ErrorCode(rawValue: "method_not_allowed"), "\(request.method.rawValue) is not allowed on \(request.uri.path).")
+            ParleyError(.methodNotAllowed, "\(request.method.rawValue) is not allowed on \(request.uri.path).")
         default:
             ParleyError(ErrorCode(rawValue: "http_\(error.status.code)"), error.body ?? error.status.reasonPhrase)
         }

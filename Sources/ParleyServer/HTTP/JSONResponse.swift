@@ -25,7 +25,7 @@ extension Request {
     func decodeJSON<Value: StrictDecodable>(_ type: Value.Type, context: ParleyRequestContext) async throws -> Value {
         let buffer = try await body.collect(upTo: context.maxUploadSize)
         do {
-            return try JSONDecoder().decode(Strict<Value>.self, from: Data(buffer: buffer)).value
+            return try JSONText.decodeRequest(Strict<Value>.self, from: Data(buffer: buffer)).value
         } catch {
             throw ParleyError(decoding: error)
         }

@@ -17,7 +17,8 @@ public struct AccountService: Sendable {
         self.clock = clock
         self.configuration = configuration
         self.throttle = LoginThrottle(
-            maxFailures: configuration.maxFailedLogins, lockoutMilliseconds: configuration.loginLockout.milliseconds)
+            maxFailures: configuration.maxFailedLogins, maxFailuresPerIP: configuration.maxFailedLoginsPerIP,
+            lockoutMilliseconds: configuration.loginLockout.milliseconds)
         self.decoyHash = Bcrypt.hash("decoy-password", cost: configuration.bcryptCost)
     }
 
@@ -35,21 +36,28 @@ public struct AccountService: Sendable {
         return user.account
     }
 
+    /// Checks a password login, counting failures per account and per IP (``LoginThrottle``).
     func login(_ request: LoginRequest, ip: String) async throws -> TokenResponse {
-        let key = request.login.lowercased()
-        let now = clock.now()
-        if let until = throttle.lockedUntil(key, now: now) {
-            throw ParleyError(
-                .tooManyAttempts, "Too many failed logins; try again in \(max(1, (until - now) / 60_000)) minute(s).")
+        guard !request.login.isEmpty, !TextRules.containsControlCharacter(request.login) else {
+            throw ParleyError(.invalidField, "'login' must be a username, email or phone with no control characters.")
         }
+        try AccountRules.validatePasswordForm(request.password)
+        let device = try AccountRules.validateDeviceName(request.device ?? "unknown")
         let user = try await store.findUser(login: request.login)
-        let valid = try await verifyPassword(request.password, hash: user?.passwordHash ?? decoyHash)
+        let account = user.map { "user:\($0.id)" } ?? "login:\(AccountRules.canonicalUsername(request.login))"
+        let attempt = try throttle.begin(account: account, ip: ip, now: clock.now())
+        let valid: Bool
+        do {
+            valid = try await verifyPassword(request.password, hash: user?.passwordHash ?? decoyHash)
+        } catch {
+            throttle.finish(attempt, succeeded: false, now: clock.now())
+            throw error
+        }
+        let now = clock.now()
+        throttle.finish(attempt, succeeded: valid && user != nil, now: now)
         guard let user, valid else {
-            throttle.recordFailure(key, now: now)
             throw ParleyError(.invalidCredentials, "The login or password is wrong.")
         }
-        throttle.recordSuccess(key)
-        let device = String((request.device ?? "unknown").prefix(64))
         let (tokens, access, refresh) = makeTokens(now: now)
         let session = try await store.createSession(
             NewSession(userId: user.id, device: device, ip: ip, tokens: tokens, createdAt: now))

@@ -1,43 +1,116 @@
+import ParleyCore
 import Synchronization
 
-/// Locks an account's password login after repeated failures (SPEC 5), for a while.
+/// Limits password guessing (SPEC 5), per account and per source IP.
+///
+/// An account (whatever login names it: username, email or phone) is locked for
+/// `lockout` after `maxFailures` failed logins; a source IP is refused for `lockout` after
+/// `maxFailuresPerIP`, so spraying many accounts from one address is slowed too. A login
+/// naming no account is counted under the login string, so a lock tells nothing about
+/// whether the account exists. Attempts still being checked count against the limit
+/// (``begin(account:ip:now:)`` reserves one), so parallel guesses cannot exceed it.
 ///
 /// Kept in memory: a restart forgets it, which errs on the side of letting people in.
 final class LoginThrottle: Sendable {
-    private struct Record {
-        var failures: Int
-        var lockedUntil: Int64
+    /// An attempt reserved by ``begin(account:ip:now:)``; end it with ``finish(_:succeeded:now:)``.
+    struct Attempt: Sendable {
+        fileprivate let account: String
+        fileprivate let ip: String
+    }
+
+    private struct Counter {
+        var failures = 0
+        var inFlight = 0
+        var lockedUntil: Int64 = 0
+        var lastFailureAt: Int64 = 0
+    }
+
+    private struct State {
+        var accounts: [String: Counter] = [:]
+        var ips: [String: Counter] = [:]
     }
 
     private let maxFailures: Int
+    private let maxFailuresPerIP: Int
     private let lockout: Int64
-    private let records = Mutex<[String: Record]>([:])
+    private let state = Mutex(State())
 
-    init(maxFailures: Int, lockoutMilliseconds: Int64) {
+    init(maxFailures: Int, maxFailuresPerIP: Int, lockoutMilliseconds: Int64) {
         self.maxFailures = maxFailures
+        self.maxFailuresPerIP = maxFailuresPerIP
         self.lockout = lockoutMilliseconds
     }
 
-    /// The time until which `login` is locked, or nil when it may try.
-    func lockedUntil(_ login: String, now: Int64) -> Int64? {
-        records.withLock { records in
-            guard let record = records[login], record.lockedUntil > now else { return nil }
-            return record.lockedUntil
+    /// Reserves an attempt for `account` from `ip`, or throws ``RetryLaterError`` with
+    /// `too_many_attempts` when either is locked or its failures and attempts in flight
+    /// already reach its limit.
+    func begin(account: String, ip: String, now: Int64) throws -> Attempt {
+        let refusedUntil = state.withLock { state -> Int64? in
+            var accountCounter = Self.current(state.accounts[account], now: now, lockout: lockout)
+            var ipCounter = Self.current(state.ips[ip], now: now, lockout: lockout)
+            let accountFull = accountCounter.failures + accountCounter.inFlight >= maxFailures
+            let ipFull = ipCounter.failures + ipCounter.inFlight >= maxFailuresPerIP
+            if accountFull || ipFull {
+                // Full only because of attempts in flight: refuse for as long as one takes.
+                return max(
+                    accountFull ? max(accountCounter.lockedUntil, now + 1_000) : 0,
+                    ipFull ? max(ipCounter.lockedUntil, now + 1_000) : 0)
+            }
+            accountCounter.inFlight += 1
+            ipCounter.inFlight += 1
+            state.accounts[account] = accountCounter
+            state.ips[ip] = ipCounter
+            return nil
+        }
+        if let refusedUntil {
+            let seconds = max(1, (refusedUntil - now + 999) / 1_000)
+            throw RetryLaterError(
+                ParleyError(
+                    .tooManyAttempts,
+                    "Too many failed logins; try again in \(seconds >= 60 ? "\(seconds / 60) minute(s)" : "\(seconds) second(s)")."),
+                afterSeconds: seconds)
+        }
+        return Attempt(account: account, ip: ip)
+    }
+
+    /// Ends a reserved attempt: a failure counts (the limit's last one locks), a success
+    /// clears the account's failures (not the IP's).
+    func finish(_ attempt: Attempt, succeeded: Bool, now: Int64) {
+        state.withLock { state in
+            state.accounts[attempt.account] = Self.finished(
+                state.accounts[attempt.account], succeeded: succeeded, clearOnSuccess: true, limit: maxFailures, now: now,
+                lockout: lockout)
+            state.ips[attempt.ip] = Self.finished(
+                state.ips[attempt.ip], succeeded: succeeded, clearOnSuccess: false, limit: maxFailuresPerIP, now: now,
+                lockout: lockout)
         }
     }
 
-    /// Counts a failure; the `maxFailures`-th locks the login.
-    func recordFailure(_ login: String, now: Int64) {
-        records.withLock { records in
-            var record = records[login] ?? Record(failures: 0, lockedUntil: 0)
-            if record.lockedUntil != 0 && record.lockedUntil <= now { record = Record(failures: 0, lockedUntil: 0) }
-            record.failures += 1
-            if record.failures >= maxFailures { record.lockedUntil = now + lockout }
-            records[login] = record
+    /// A counter with expired failures forgotten: a lock that ran out, or failures older
+    /// than the lockout period.
+    private static func current(_ counter: Counter?, now: Int64, lockout: Int64) -> Counter {
+        guard var counter else { return Counter() }
+        let lockExpired = counter.lockedUntil != 0 && counter.lockedUntil <= now
+        if lockExpired || (counter.lockedUntil == 0 && counter.lastFailureAt + lockout <= now) {
+            counter.failures = 0
+            counter.lockedUntil = 0
         }
+        return counter
     }
 
-    func recordSuccess(_ login: String) {
-        _ = records.withLock { $0.removeValue(forKey: login) }
+    private static func finished(
+        _ counter: Counter?, succeeded: Bool, clearOnSuccess: Bool, limit: Int, now: Int64, lockout: Int64
+    ) -> Counter? {
+        var counter = current(counter, now: now, lockout: lockout)
+        counter.inFlight = max(0, counter.inFlight - 1)
+        if succeeded {
+            if clearOnSuccess { counter.failures = 0 }
+        } else {
+            counter.failures += 1
+            counter.lastFailureAt = now
+            if counter.failures >= limit { counter.lockedUntil = now + lockout }
+        }
+        // Forget what holds nothing, so the maps do not grow with every login string tried.
+        return counter.failures == 0 && counter.inFlight == 0 ? nil : counter
     }
 }

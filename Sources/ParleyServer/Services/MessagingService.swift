@@ -69,10 +69,7 @@ public struct MessagingService: Sendable {
     }
 
     func createGroup(_ request: CreateGroupRequest, by identity: Identity) async throws -> ConversationDetail {
-        let name = request.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...Limits.maxGroupNameLength).contains(name.count) else {
-            throw ParleyError(.invalidField, "A group name must be 1 to \(Limits.maxGroupNameLength) characters.")
-        }
+        let name = try TextRules.name(request.name, field: "name", maxLength: Limits.maxGroupNameLength)
         let summary = try await store.createGroup(
             name: name, ownerId: identity.userId, memberIds: request.memberIds, at: clock.now())
         return try await store.conversation(summary.id, for: identity.userId)
@@ -95,8 +92,20 @@ public struct MessagingService: Sendable {
         try await store.conversation(id, for: identity.userId)
     }
 
-    func conversations(for identity: Identity) async throws -> [ConversationSummary] {
-        try await store.conversations(of: identity.userId)
+    /// A page of the caller's conversations, most recently active first, and the cursor of
+    /// the next page when there is one.
+    func conversations(for identity: Identity, cursor: String?, limit: Int?) async throws
+        -> (conversations: [ConversationSummary], nextCursor: String?)
+    {
+        let limit = limit ?? Limits.defaultSyncPageSize
+        guard (1...Limits.maxSyncPageSize).contains(limit) else {
+            throw ParleyError(.invalidField, "'limit' must be between 1 and \(Limits.maxSyncPageSize).")
+        }
+        let after = try cursor.map(ConversationListCursor.init(encoded:))
+        var page = try await store.conversations(of: identity.userId, after: after, limit: limit + 1)
+        guard page.count > limit else { return (page, nil) }
+        page.removeLast(page.count - limit)
+        return (page, page.last.map { ConversationListCursor(after: $0).encoded })
     }
 
     static func validateClientMessageID(_ id: String) throws {

@@ -9,6 +9,8 @@ public final class ServerMetrics: Sendable {
     let messagesCommitted: Counter
     let deliveries: Counter
     let queueOverflows: Counter
+    /// Sockets aborted because their peer stopped reading (a write stuck past the timeout).
+    let stuckWriteAborts: Counter
     /// Time the store took to commit a message (validation excluded).
     let commitLatency: DurationHistogram
     /// Time from any frame (push, answer, error) being queued on a socket to its being written.
@@ -28,6 +30,8 @@ public final class ServerMetrics: Sendable {
             descriptor: .init(namespace: "parley", metricName: "deliveries", unitName: "total", helpText: "Message frames queued on sockets."))
         queueOverflows = registry.makeCounter(
             descriptor: .init(namespace: "parley", metricName: "queue_overflows", unitName: "total", helpText: "Sockets closed with 4003 because they fell behind."))
+        stuckWriteAborts = registry.makeCounter(
+            descriptor: .init(namespace: "parley", metricName: "stuck_write_aborts", unitName: "total", helpText: "Sockets aborted because their peer stopped reading."))
         commitLatency = registry.makeDurationHistogram(
             descriptor: .init(namespace: "parley", metricName: "commit", unitName: "seconds", helpText: "Time to commit a message."),
             buckets: buckets)

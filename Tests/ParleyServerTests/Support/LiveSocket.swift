@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdWSClient
 import Logging
+import NIOCore
 import NIOWebSocket
 import ParleyCore
 import Synchronization
@@ -23,17 +24,17 @@ struct ReceivedFrame: Sendable {
 /// A real WebSocket connection to the server under test. Frames received are collected;
 /// tests wait for the ones they expect.
 final class LiveSocket: Sendable {
-    private let outgoing: AsyncStream<String>.Continuation
+    private let outgoing: AsyncStream<WebSocketOutboundWriter.OutboundFrame>.Continuation
     private let frames = Mutex<[ReceivedFrame]>([])
     private let closeFrame = Mutex<(done: Bool, code: Int?)>((false, nil))
     private let nextId = Atomic<Int>(1)
     private let task: Mutex<Task<Void, Never>?> = Mutex(nil)
 
-    private init(outgoing: AsyncStream<String>.Continuation) { self.outgoing = outgoing }
+    private init(outgoing: AsyncStream<WebSocketOutboundWriter.OutboundFrame>.Continuation) { self.outgoing = outgoing }
 
     /// Connects; with `token`, authenticates with an `auth` frame and waits for `ready`.
     static func connect(_ url: String, token: String? = nil) async throws -> LiveSocket {
-        let (stream, continuation) = AsyncStream<String>.makeStream()
+        let (stream, continuation) = AsyncStream<WebSocketOutboundWriter.OutboundFrame>.makeStream()
         let socket = LiveSocket(outgoing: continuation)
         let logger = Logger(label: "test-ws")
         let task = Task {
@@ -42,7 +43,7 @@ final class LiveSocket: Sendable {
                     inbound, outbound, _ in
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
-                            for await text in stream { try await outbound.write(.text(text)) }
+                            for await frame in stream { try await outbound.write(frame) }
                             try await outbound.close(.normalClosure, reason: nil)
                         }
                         for try await message in inbound.messages(maxSize: 1 << 22) {
@@ -69,6 +70,7 @@ final class LiveSocket: Sendable {
         case .normalClosure: 1000
         case .goingAway: 1001
         case .protocolError: 1002
+        case .dataInconsistentWithMessage: 1007
         case .messageTooLarge: 1009
         case .unexpectedServerError: 1011
         case .unknown(let value): Int(value)
@@ -87,7 +89,15 @@ final class LiveSocket: Sendable {
     }
 
     /// Sends raw text.
-    func sendRaw(_ text: String) { outgoing.yield(text) }
+    func sendRaw(_ text: String) { outgoing.yield(.text(text)) }
+
+    /// Sends a WebSocket ping control frame (not a Parley `ping`).
+    func sendControlPing() { outgoing.yield(.custom(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer()))) }
+
+    /// Sends a text frame holding exactly `bytes`, valid UTF-8 or not.
+    func sendTextBytes(_ bytes: [UInt8]) {
+        outgoing.yield(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: bytes))))
+    }
 
     /// Sends a frame and waits for the answer with the same id (`result`, `error`, `ready`, `pong`).
     @discardableResult

@@ -55,16 +55,16 @@ struct TestAPI: Sendable {
 
     var webSocketURL: String { "ws://127.0.0.1:\(port)/v1/ws" }
 
-    /// Sends a raw body and returns the status and body text.
+    /// Sends a raw body and returns the status, body text and headers.
     func raw(_ method: HTTPRequest.Method, _ path: String, body: String? = nil, token: String? = nil) async throws
-        -> (status: Int, body: String)
+        -> (status: Int, body: String, headers: HTTPFields)
     {
         var headers = HTTPFields()
         if let token { headers[.authorization] = "Bearer \(token)" }
         if body != nil { headers[.contentType] = "application/json" }
         let response = try await client.execute(
             uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
-        return (response.status.code, String(buffer: response.body))
+        return (response.status.code, String(buffer: response.body), response.headers)
     }
 
     /// Sends `body` as JSON and decodes the answer, throwing ``APIFailure`` for an error status.
@@ -73,7 +73,7 @@ struct TestAPI: Sendable {
         as type: Response.Type = Response.self
     ) async throws -> Response {
         let text = try body.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-        let (status, responseBody) = try await raw(method, path, body: text, token: token)
+        let (status, responseBody, _) = try await raw(method, path, body: text, token: token)
         guard (200..<300).contains(status) else {
             throw APIFailure(status: status, error: (try? decodeJSON(ErrorBody.self, responseBody).error) ?? ParleyError(.internalError, responseBody))
         }

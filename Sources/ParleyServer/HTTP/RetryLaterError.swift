@@ -1,0 +1,13 @@
+import ParleyCore
+
+/// A ``ParleyError`` that tells the client when to try again: rendered over HTTP with a
+/// `Retry-After` header (seconds), over the WebSocket as the plain error.
+struct RetryLaterError: Error, Sendable {
+    let error: ParleyError
+    let afterSeconds: Int64
+
+    init(_ error: ParleyError, afterSeconds: Int64) {
+        self.error = error
+        self.afterSeconds = afterSeconds
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A plain TCP connection to the server under test, for clients that misbehave below HTTP:
+/// one that sends nothing, dribbles bytes, or never reads.
+final class RawTCPSocket: @unchecked Sendable {
+    private let descriptor: Int32
+
+    /// Connects to 127.0.0.1:`port`; `receiveBuffer` shrinks the kernel's receive buffer
+    /// (before connecting, so the advertised window is small too).
+    init(port: Int, receiveBuffer: Int32? = nil) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw TestFailure("socket() failed") }
+        if var size = receiveBuffer {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        // deinit closes the descriptor, also when this throws.
+        guard result == 0 else { throw TestFailure("connect() failed: errno \(errno)") }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Writes all of `text`; false when the peer closed.
+    @discardableResult
+    func send(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { buffer in
+            Glibc.send(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) == buffer.count
+        }
+    }
+
+    /// Reads what is available within `timeout`, up to `limit` bytes; nil at end of stream
+    /// or on a reset, empty when nothing came. Waits on a thread of its own, so that the
+    /// in-process server's tasks keep the cooperative pool.
+    func read(timeout: Duration, limit: Int = 65_536) async -> [UInt8]? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.blockingRead(timeout: timeout, limit: limit)) }
+        }
+    }
+
+    private func blockingRead(timeout: Duration, limit: Int) -> [UInt8]? {
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        guard poll(&poller, 1, milliseconds) > 0 else { return [] }
+        var buffer = [UInt8](repeating: 0, count: limit)
+        let count = recv(descriptor, &buffer, limit, 0)
+        return count > 0 ? Array(buffer.prefix(count)) : nil
+    }
+
+    /// Whether the server closes the connection within `timeout`; reads and discards what
+    /// arrives meanwhile.
+    func closedByPeer(within timeout: Duration) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while clock.now < deadline {
+            if await read(timeout: .milliseconds(100)) == nil { return true }
+        }
+        return false
+    }
+}
