@@ -11,8 +11,10 @@ BIN=.build/release/parley
 [ -x "$BIN" ] || swift build -c release --product parley
 SERVER_BIN="${PARLEY_BENCH_SERVER_BIN:-$BIN}"
 DATA="$(mktemp -d)"
+# The load comes from one address: lift the per-IP connection limit (builds before it had none).
+LIMIT=(); "$SERVER_BIN" serve --help | grep -q -- --max-connections-per-ip && LIMIT=(--max-connections-per-ip 0)
 # shellcheck disable=SC2086
-"$SERVER_BIN" serve --port "$PORT" --data-dir "$DATA" --bcrypt-cost 4 --max-connections-per-ip 0 --log-level error ${PARLEY_BENCH_SERVE_ARGS:-} &
+"$SERVER_BIN" serve --port "$PORT" --data-dir "$DATA" --bcrypt-cost 4 "${LIMIT[@]}" --log-level error ${PARLEY_BENCH_SERVE_ARGS:-} &
 SERVER=$!
 trap 'kill -TERM $SERVER 2>/dev/null; wait $SERVER 2>/dev/null; rm -rf "$DATA"' EXIT
 for _ in $(seq 100); do curl -fs "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.1; done

@@ -90,8 +90,11 @@ public struct ReadyPayload: Codable, Sendable {
     }
 }
 
-/// The application close codes of the WebSocket (4000–4999), documented in docs/protocol.md.
+/// The close codes the server chooses (RFC 6455's 1013 and the application's 4000–4999),
+/// documented in docs/protocol.md.
 public enum CloseCode: Int, Sendable, CaseIterable {
+    /// The server cannot serve the socket right now (its storage failed); reconnect later.
+    case tryAgainLater = 1013
     /// No valid `auth` frame in time, or the token was rejected. Do not reconnect with it.
     case unauthenticated = 4001
     /// The session was revoked (logout, or revoked from another device). Do not reconnect.

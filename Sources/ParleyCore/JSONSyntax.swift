@@ -91,17 +91,7 @@ public enum JSONSyntax {
                 index += 1
                 skipWhitespace()
                 try value(depth: depth)
-                skipWhitespace()
-                switch current {
-                case UInt8(ascii: ",")?:
-                    index += 1
-                    skipWhitespace()
-                    if current == UInt8(ascii: "}") { throw fail("trailing comma") }
-                case UInt8(ascii: "}")?:
-                    index += 1
-                    return
-                default: throw fail("',' or '}' expected")
-                }
+                if try closes(with: "}") { return }
             }
         }
 
@@ -116,17 +106,24 @@ public enum JSONSyntax {
             while true {
                 skipWhitespace()
                 try value(depth: depth)
+                if try closes(with: "]") { return }
+            }
+        }
+
+        /// After a member or element: true at the closing bracket (consumed), false after a
+        /// comma that another member follows; throws otherwise (a trailing comma included).
+        mutating func closes(with closing: Unicode.Scalar) throws -> Bool {
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ",")?:
+                index += 1
                 skipWhitespace()
-                switch current {
-                case UInt8(ascii: ",")?:
-                    index += 1
-                    skipWhitespace()
-                    if current == UInt8(ascii: "]") { throw fail("trailing comma") }
-                case UInt8(ascii: "]")?:
-                    index += 1
-                    return
-                default: throw fail("',' or ']' expected")
-                }
+                if current == UInt8(ascii: closing) { throw fail("trailing comma") }
+                return false
+            case UInt8(ascii: closing)?:
+                index += 1
+                return true
+            default: throw fail("',' or '\(closing)' expected")
             }
         }
 

@@ -142,15 +142,18 @@ import Testing
         try await withServer(configure: { $0.maxConnectionsPerIP = 4 }) { api in
             let sockets = try (0..<8).map { _ in try RawTCPSocket(port: api.port) }
             var refused = 0
-            for socket in sockets where await socket.closedByPeer(within: .milliseconds(500)) { refused += 1 }
+            for socket in sockets where await socket.closedByPeer(within: .seconds(2)) { refused += 1 }
             #expect(refused >= 4, "at most 4 from 127.0.0.1 stay open (the test client may hold one)")
             withExtendedLifetime(sockets) {}
         }
         // A connection that closes frees its place.
         try await withServer(configure: { $0.maxConnectionsPerIP = 2 }) { api in
-            var held = try [RawTCPSocket(port: api.port), RawTCPSocket(port: api.port)]
-            let third = try RawTCPSocket(port: api.port)
-            #expect(await third.closedByPeer(within: .seconds(5)))
+            // Connections are set up on several event loops, so any one of the three may be refused.
+            var held: [RawTCPSocket] = []
+            for socket in try (0..<3).map({ _ in try RawTCPSocket(port: api.port) }) {
+                if await !socket.closedByPeer(within: .seconds(2)) { held.append(socket) }
+            }
+            #expect(held.count == 2)
             held.removeLast()
             let clock = ContinuousClock()
             let start = clock.now

@@ -183,10 +183,14 @@ struct WebSocketGateway: Sendable {
                 ReadyPayload(
                     user: user, sessionId: identity.sessionId, serverTime: clock.now(),
                     heartbeatTimeoutMs: configuration.heartbeatTimeout.milliseconds))
+        } catch let error as ParleyError {
+            reply(connection, .error, id: requestId, error)
+            connection.queue.closeAfterQueued(.unauthenticated, reason: error.message)
         } catch {
-            let parleyError = error as? ParleyError ?? ParleyError(.invalidToken, "Authentication failed.")
-            reply(connection, .error, id: requestId, parleyError)
-            connection.queue.closeAfterQueued(.unauthenticated, reason: parleyError.message)
+            // Not the token's fault (the store failed): the client should try again, not log in.
+            let unavailable = ParleyError(.unavailable, "The server cannot check tokens right now; reconnect later.")
+            reply(connection, .error, id: requestId, unavailable)
+            connection.queue.closeAfterQueued(.tryAgainLater, reason: unavailable.message)
         }
     }
 

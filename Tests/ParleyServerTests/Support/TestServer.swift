@@ -17,6 +17,9 @@ func withServer<Value: Sendable>(
     configuration.dataDirectory = dataDirectory ?? makeTemporaryDirectory()
     configuration.port = 0
     configuration.bcryptCost = 4
+    // The test client does not replace a keep-alive connection the server closed as idle, and
+    // a slow test (PostgreSQL on a loaded machine) can leave one unused for a minute.
+    configuration.idleTimeout = .seconds(3600)
     TestBackend.configure(&configuration)
     configure(&configuration)
     var logger = Logger(label: "parley-test")
