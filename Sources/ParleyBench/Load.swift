@@ -33,7 +33,7 @@ enum Load {
                 let (socket, conversation) = targets[next % targets.count]
                 let request = SendMessageRequest(
                     conversationId: conversation, clientMsgId: "\(prefix)-\(next)", kind: .text,
-                    content: ["text": .string(padding), "t": .number(Decimal(scheduled.microseconds))])
+                    content: ["text": .string(padding), "t": .number(.integer(Int64(scheduled.microseconds)))])
                 try await socket.send(.send, request, id: "\(prefix)\(next)")
                 next += 1
             }

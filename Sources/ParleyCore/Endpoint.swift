@@ -55,16 +55,19 @@ public enum Endpoint: String, CaseIterable, Sendable {
 
     /// The methods served at a concrete path (`/v1/conversations/7`), sorted; empty when no
     /// endpoint has that path. A request with another method gets 405 and these in `Allow`.
+    /// A literal segment beats a parameter, as in the router: `/v1/conversations/direct` is
+    /// that path's alone, not a conversation id.
     public static func methods(servedAt concretePath: String) -> [String] {
         let segments = concretePath.split(separator: "/", omittingEmptySubsequences: false)
-        let matching = allCases.filter { endpoint in
+        let matches: [(endpoint: Endpoint, literals: Int)] = allCases.compactMap { endpoint in
             let template = endpoint.path.split(separator: "/", omittingEmptySubsequences: false)
-            return template.count == segments.count
-                && zip(template, segments).allSatisfy { pattern, segment in
-                    pattern.hasPrefix("{") ? !segment.isEmpty : pattern == segment
-                }
+            guard template.count == segments.count,
+                zip(template, segments).allSatisfy({ $0.hasPrefix("{") ? !$1.isEmpty : $0 == $1 })
+            else { return nil }
+            return (endpoint, template.filter { !$0.hasPrefix("{") }.count)
         }
-        return Set(matching.map(\.method)).sorted()
+        let mostLiteral = matches.map(\.literals).max()
+        return Set(matches.filter { $0.literals == mostLiteral }.map(\.endpoint.method)).sorted()
     }
 
     /// The path with `values` substituted for its parameters, in order.

@@ -9,7 +9,7 @@ import Foundation
 public enum JSONValue: Hashable, Sendable, Codable {
     case null
     case bool(Bool)
-    case number(Decimal)
+    case number(JSONNumber)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
@@ -29,7 +29,7 @@ public enum JSONValue: Hashable, Sendable, Codable {
             self = .null
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
-        } else if let value = try? container.decode(Decimal.self) {
+        } else if let value = try? container.decode(JSONNumber.self) {
             self = .number(value)
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
@@ -64,13 +64,13 @@ public enum JSONValue: Hashable, Sendable, Codable {
 
     /// The number as a `Double` (possibly rounded), or nil for any other value.
     public var numberValue: Double? {
-        if case .number(let value) = self { return NSDecimalNumber(decimal: value).doubleValue }
+        if case .number(let value) = self { return value.double }
         return nil
     }
 
     /// The number, exactly, or nil for any other value.
     public var decimalValue: Decimal? {
-        if case .number(let value) = self { return value }
+        if case .number(let value) = self { return value.decimal }
         return nil
     }
 }
@@ -79,8 +79,8 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
     public init(stringLiteral value: String) { self = .string(value) }
-    public init(integerLiteral value: Int) { self = .number(Decimal(value)) }
-    public init(floatLiteral value: Double) { self = .number(Decimal(value)) }
+    public init(integerLiteral value: Int) { self = .number(.integer(Int64(value))) }
+    public init(floatLiteral value: Double) { self = .number(JSONNumber(floatLiteral: value)) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, JSONValue)...) {

@@ -41,13 +41,17 @@ public struct JSONWriter {
 
     public mutating func bool(_ value: Bool) { value ? raw("true") : raw("false") }
 
-    /// A decimal number, written with all its digits as `JSONEncoder` writes it; NaN, which
-    /// JSON cannot express, throws.
-    public mutating func number(_ value: Decimal) throws {
-        guard !value.isNaN else {
-            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "NaN is not valid JSON."))
+    /// A number, written with all its digits as `JSONEncoder` writes it; NaN, which JSON
+    /// cannot express, throws.
+    public mutating func number(_ value: JSONNumber) throws {
+        switch value {
+        case .integer(let integer): self.integer(integer)
+        case .decimal(let decimal):
+            guard !decimal.isNaN else {
+                throw EncodingError.invalidValue(decimal, .init(codingPath: [], debugDescription: "NaN is not valid JSON."))
+            }
+            bytes.append(contentsOf: decimal.description.utf8)
         }
-        bytes.append(contentsOf: value.description.utf8)
     }
 
     public mutating func value(_ value: JSONValue) throws {

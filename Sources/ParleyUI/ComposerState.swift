@@ -74,7 +74,7 @@ public struct ComposerState: Hashable, Sendable {
                 throw ParleyError(.messageInvalid, "A message may have at most \(Limits.maxTextLength) characters.")
             }
             var content: [String: JSONValue] = ["text": .string(trimmed)]
-            if !mentions.isEmpty { content["mentions"] = .array(mentions.map { .number(Decimal($0.rawValue)) }) }
+            if !mentions.isEmpty { content["mentions"] = .array(mentions.map { .number(.integer($0.rawValue)) }) }
             result.append((.text, .object(content)))
         }
         result += attachments.map { ($0.kind, $0.content) }

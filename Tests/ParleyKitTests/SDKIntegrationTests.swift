@@ -53,6 +53,20 @@ func aliceAndBob() async throws -> (InProcessServer, ParleyClient, ParleyClient,
 
 extension LiveServerSuites {
     @Suite(.serialized) struct SDKIntegrationTests {
+        @Test func concurrentCallsShareOneTokenRefreshSoTheSessionSurvives() async throws {
+            // Every token expires within the SDK's 60 s margin, so every call refreshes first.
+            let server = try await InProcessServer.start(configure: { $0.accessTokenLifetime = .seconds(30) })
+            let alice = try makeClient(server.url)
+            try await signUp(alice, "alice")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 { group.addTask { let _: Account = try await alice.http(.getMe) } }
+                try await group.waitForAll()
+            }
+            let me: Account = try await alice.http(.getMe)
+            #expect(me.user.username == "alice", "a refresh token presented twice would have revoked the session")
+            await server.stop()
+        }
+
         @Test func outboxSurvivesTheClientBeingKilledAndDeliversEachMessageOnceInOrder() async throws {
             var phases = PhaseClock()
             let port = try freePort()

@@ -25,6 +25,21 @@ import Testing
         }
     }
 
+    @Test func aBurstOfRightPasswordsWaitsItsTurnInsteadOfBeingRefused() async throws {
+        try await withServer { api in
+            _ = try await api.signUp("alice")
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<12 {
+                    group.addTask {
+                        try await api.raw(.post, "/v1/sessions", body: #"{"login":"alice","password":"Passw0rd!"}"#).status
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses == Array(repeating: 201, count: 12), "more logins in flight than the limit are not failures")
+        }
+    }
+
     @Test func theLockoutFollowsTheAccountWhicheverLoginNamesIt() async throws {
         try await withServer { api in
             let _: Account = try await api.call(
@@ -153,7 +168,7 @@ import Testing
             for socket in try (0..<3).map({ _ in try RawTCPSocket(port: api.port) }) {
                 if await !socket.closedByPeer(within: .seconds(2)) { held.append(socket) }
             }
-            #expect(held.count == 2)
+            #expect((1...2).contains(held.count), "one refused at least (the test client may hold a place too)")
             held.removeLast()
             let clock = ContinuousClock()
             let start = clock.now
@@ -177,6 +192,11 @@ import Testing
             let withId = try await api.raw(.delete, "/v1/conversations/7/messages")
             #expect(withId.status == 405)
             #expect(withId.headers[.allow] == "GET")
+            let literal = try await api.raw(.get, "/v1/conversations/direct")
+            #expect(literal.status == 405)
+            #expect(literal.headers[.allow] == "POST", "a literal segment is not a conversation id")
+            let refresh = try await api.raw(.delete, "/v1/sessions/refresh")
+            #expect(refresh.headers[.allow] == "POST")
             let unknown = try await api.raw(.get, "/v1/nothing-here")
             #expect(unknown.status == 404)
             let plainWebSocketPath = try await api.raw(.get, "/v1/ws")

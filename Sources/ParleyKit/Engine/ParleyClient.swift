@@ -17,6 +17,9 @@ public actor ParleyClient {
     private let time: TimeSource
     private let wallClock: @Sendable () -> Int64
     private var session: StoredSession?
+    /// The refresh in flight: callers share it, since presenting a refresh token twice
+    /// revokes the session (the server takes the second use for a stolen token).
+    private var refreshing: Task<String, any Error>?
     private var contexts: [ConversationID: WeakContext] = [:]
     private var flushTask: Task<Void, Never>?
     private var flushRequested = false
@@ -109,10 +112,16 @@ public actor ParleyClient {
     }
 
     private func refresh() async throws -> String {
+        if let refreshing { return try await refreshing.value }
         guard let session else { throw ParleyError(.unauthenticated, "Not logged in.") }
-        let tokens: TokenResponse = try await api.call(.refresh, body: RefreshRequest(refreshToken: session.refreshToken))
-        try keep(tokens)
-        return tokens.accessToken
+        let task = Task {
+            let tokens: TokenResponse = try await api.call(.refresh, body: RefreshRequest(refreshToken: session.refreshToken))
+            try keep(tokens)
+            return tokens.accessToken
+        }
+        refreshing = task
+        defer { refreshing = nil }
+        return try await task.value
     }
 
     /// Calls the HTTP API with the session's token, refreshing it once if it was rejected.

@@ -45,7 +45,7 @@ public struct AccountService: Sendable {
         let device = try AccountRules.validateDeviceName(request.device ?? "unknown")
         let user = try await store.findUser(login: request.login)
         let account = user.map { "user:\($0.id)" } ?? "login:\(AccountRules.canonicalUsername(request.login))"
-        let attempt = try throttle.begin(account: account, ip: ip, now: clock.now())
+        let attempt = try await throttle.begin(account: account, ip: ip, clock: clock)
         let valid: Bool
         do {
             valid = try await verifyPassword(request.password, hash: user?.passwordHash ?? decoyHash)

@@ -8,7 +8,8 @@ import Synchronization
 /// `maxFailuresPerIP`, so spraying many accounts from one address is slowed too. A login
 /// naming no account is counted under the login string, so a lock tells nothing about
 /// whether the account exists. Attempts still being checked count against the limit
-/// (``begin(account:ip:now:)`` reserves one), so parallel guesses cannot exceed it.
+/// (``begin(account:ip:now:)`` reserves one), so parallel guesses cannot exceed it: an
+/// attempt that would exceed it only because others are in flight waits for them.
 ///
 /// Kept in memory: a restart forgets it, which errs on the side of letting people in.
 final class LoginThrottle: Sendable {
@@ -41,36 +42,52 @@ final class LoginThrottle: Sendable {
         self.lockout = lockoutMilliseconds
     }
 
-    /// Reserves an attempt for `account` from `ip`, or throws ``RetryLaterError`` with
-    /// `too_many_attempts` when either is locked or its failures and attempts in flight
-    /// already reach its limit.
-    func begin(account: String, ip: String, now: Int64) throws -> Attempt {
-        let refusedUntil = state.withLock { state -> Int64? in
+    private enum Reservation {
+        case reserved
+        /// Locked by failures until this time.
+        case locked(until: Int64)
+        /// At the limit only because of attempts in flight; one of them may yet succeed.
+        case busy
+    }
+
+    /// Reserves an attempt for `account` from `ip`, waiting while attempts in flight fill
+    /// the limit; throws ``RetryLaterError`` with `too_many_attempts` when either is locked.
+    func begin(account: String, ip: String, clock: WallClock) async throws -> Attempt {
+        while true {
+            let now = clock.now()
+            switch reserve(account: account, ip: ip, now: now) {
+            case .reserved:
+                return Attempt(account: account, ip: ip)
+            case .busy:
+                try await Task.sleep(for: .milliseconds(20))
+            case .locked(let until):
+                let seconds = max(1, (until - now + 999) / 1_000)
+                throw RetryLaterError(
+                    ParleyError(
+                        .tooManyAttempts,
+                        "Too many failed logins; try again in \(seconds >= 60 ? "\(seconds / 60) minute(s)" : "\(seconds) second(s)")."),
+                    afterSeconds: seconds)
+            }
+        }
+    }
+
+    private func reserve(account: String, ip: String, now: Int64) -> Reservation {
+        state.withLock { state in
             var accountCounter = Self.current(state.accounts[account], now: now, lockout: lockout)
             var ipCounter = Self.current(state.ips[ip], now: now, lockout: lockout)
-            let accountFull = accountCounter.failures + accountCounter.inFlight >= maxFailures
-            let ipFull = ipCounter.failures + ipCounter.inFlight >= maxFailuresPerIP
-            if accountFull || ipFull {
-                // Full only because of attempts in flight: refuse for as long as one takes.
-                return max(
-                    accountFull ? max(accountCounter.lockedUntil, now + 1_000) : 0,
-                    ipFull ? max(ipCounter.lockedUntil, now + 1_000) : 0)
+            let locked = max(accountCounter.lockedUntil, ipCounter.lockedUntil)
+            if locked > now { return .locked(until: locked) }
+            if accountCounter.failures + accountCounter.inFlight >= maxFailures
+                || ipCounter.failures + ipCounter.inFlight >= maxFailuresPerIP
+            {
+                return .busy
             }
             accountCounter.inFlight += 1
             ipCounter.inFlight += 1
             state.accounts[account] = accountCounter
             state.ips[ip] = ipCounter
-            return nil
+            return .reserved
         }
-        if let refusedUntil {
-            let seconds = max(1, (refusedUntil - now + 999) / 1_000)
-            throw RetryLaterError(
-                ParleyError(
-                    .tooManyAttempts,
-                    "Too many failed logins; try again in \(seconds >= 60 ? "\(seconds / 60) minute(s)" : "\(seconds) second(s)")."),
-                afterSeconds: seconds)
-        }
-        return Attempt(account: account, ip: ip)
     }
 
     /// Ends a reserved attempt: a failure counts (the limit's last one locks), a success
