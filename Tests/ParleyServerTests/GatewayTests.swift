@@ -15,7 +15,7 @@ import Testing
     }
 
     @Test func silentSocketIsClosedAfterTheHeartbeatTimeoutButAPingingOneIsNot() async throws {
-        try await withServer(configure: { $0.heartbeatTimeout = .seconds(2) }) { api in
+        try await withServer(configure: { $0.heartbeatTimeout = .seconds(3) }) { api in
             let alice = try await api.signUp("alice")
             let silent = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
             let pinging = try await LiveSocket.connect(api.webSocketURL, token: alice.token)

@@ -371,12 +371,12 @@ import Testing
     }
 
     @Test func webSocketPingFramesCountAsASignOfLife() async throws {
-        try await withServer(configure: { $0.heartbeatTimeout = .seconds(2) }) { api in
+        try await withServer(configure: { $0.heartbeatTimeout = .seconds(3) }) { api in
             let alice = try await api.signUp("alice")
             let socket = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
             let clock = ContinuousClock()
             let start = clock.now
-            while clock.now - start < .seconds(5) {
+            while clock.now - start < .seconds(7) {
                 socket.sendControlPing()
                 try await Task.sleep(for: .milliseconds(300))
             }
