@@ -4,7 +4,7 @@ import Foundation
 /// and the cheap one to decode and write), anything else as a `Decimal`.
 ///
 /// Decoding makes the form canonical (a whole number within `Int64` is always `.integer`),
-/// so equal numbers compare equal.
+/// so equal numbers compare equal, and writing an integer costs no `Decimal` printing.
 public enum JSONNumber: Hashable, Sendable, Codable, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral {
     case integer(Int64)
     case decimal(Decimal)
@@ -21,13 +21,10 @@ public enum JSONNumber: Hashable, Sendable, Codable, ExpressibleByIntegerLiteral
     public init(integerLiteral value: Int64) { self = .integer(value) }
     public init(floatLiteral value: Double) { self.init(Decimal(value)) }
 
+    /// Decodes through `Decimal`, which keeps every digit (Foundation's `Int64` decoding
+    /// would take `1.0000000000000001` for 1, by way of a `Double`).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let integer = try? container.decode(Int64.self) {
-            self = .integer(integer)
-        } else {
-            self.init(try container.decode(Decimal.self))
-        }
+        self.init(try decoder.singleValueContainer().decode(Decimal.self))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -69,5 +66,6 @@ extension Int64 {
     fileprivate init?(exactly decimal: Decimal) {
         guard decimal >= Decimal(Int64.min), decimal <= Decimal(Int64.max) else { return nil }
         self = NSDecimalNumber(decimal: decimal).int64Value
+        guard Decimal(self) == decimal else { return nil }
     }
 }

@@ -10,6 +10,8 @@ public enum JSONSyntax {
     public static let maxSignificantDigits = 38
     /// Largest decimal exponent, either sign, of a non-zero number.
     public static let maxExponent = 100
+    /// Smallest exponent `Decimal` has for its last digit.
+    static let maxDecimalExponent = 128
     /// Deepest nesting of arrays and objects.
     public static let maxDepth = 64
 
@@ -206,10 +208,17 @@ public enum JSONSyntax {
                 }
                 if negative { exponent = -exponent }
             }
-            guard significant <= maxSignificantDigits else {
+            // Decimal keeps 38 digits from the first significant one to the last one written
+            // (trailing zeros of a fraction included), with that last digit's exponent
+            // within -128...127.
+            let lastDigitExponent = position + 1 + exponent
+            let digitsKept = (firstDigitExponent ?? lastDigitExponent) - (position + 1) + 1
+            guard significant <= maxSignificantDigits, digitsKept <= maxSignificantDigits else {
                 throw fail("a number with more than \(maxSignificantDigits) significant digits")
             }
-            if let firstDigitExponent, abs(firstDigitExponent + exponent) > maxExponent {
+            if let firstDigitExponent,
+                abs(firstDigitExponent + exponent) > maxExponent || lastDigitExponent < -maxDecimalExponent
+            {
                 throw fail("a number beyond 1e±\(maxExponent)")
             }
         }
@@ -241,21 +250,12 @@ public enum JSONSyntax {
         }
     }
 
-    /// The keys of one object so far: compared as bytes while few, hashed when many.
+    /// The keys of one object so far, compared as Swift strings (canonical equivalence, as
+    /// Foundation's decoder compares them: "café" precomposed and decomposed are one key).
     struct KeySet {
-        private var few: [RawKey] = []
-        private var many: Set<String>?
+        private var keys = Set<String>()
 
-        mutating func insert(_ key: RawKey) -> Bool {
-            if many == nil, !key.escaped, few.count < 16, few.allSatisfy({ !$0.escaped }) {
-                guard !few.contains(where: { $0.bytes.elementsEqual(key.bytes) }) else { return false }
-                few.append(key)
-                return true
-            }
-            var hashed = many.take() ?? Set(few.map(\.decoded))
-            defer { many = hashed }
-            return hashed.insert(key.decoded).inserted
-        }
+        mutating func insert(_ key: RawKey) -> Bool { keys.insert(key.decoded).inserted }
     }
 }
 

@@ -28,7 +28,8 @@ public struct ServerConfiguration: Sendable {
     public var refreshTokenLifetime: Duration = .seconds(30 * 24 * 3600)
     /// Failed logins for one account before it is locked for `loginLockout`.
     public var maxFailedLogins = 5
-    /// Failed logins from one IP address (any accounts) before it is refused for `loginLockout`.
+    /// Failed logins from one IP address (any accounts) before it is refused for `loginLockout`;
+    /// 0 turns this off (behind a reverse proxy every client has the proxy's address).
     public var maxFailedLoginsPerIP = 20
     public var loginLockout: Duration = .seconds(15 * 60)
     /// A WebSocket write that cannot complete within this long (the peer stopped reading)

@@ -134,7 +134,7 @@ extension PostgresStore {
             LEFT JOIN messages lm ON lm.conversation_id = c.id AND lm.seq = c.max_seq
             WHERE m.user_id = $1 AND (\(condition))
             ORDER BY \(order)
-            LIMIT \(limit == Int64.max ? "ALL" : String(limit))
+            LIMIT \(limit)
             """,
             [.int(userId.rawValue)] + values, logger: logger
         ).map { try ConversationSummary(row: $0, viewer: userId) }

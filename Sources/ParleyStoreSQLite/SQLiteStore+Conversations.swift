@@ -141,7 +141,7 @@ extension SQLiteStore {
                 ORDER BY \(order)
                 LIMIT ?
                 """,
-            arguments: [userId.rawValue] + arguments + [limit == Int.max ? -1 : limit])
+            arguments: [userId.rawValue] + arguments + [limit])
         return try rows.map { try ConversationSummary(row: $0, viewer: userId) }
     }
 

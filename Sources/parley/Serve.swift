@@ -49,8 +49,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Failed logins before an account is locked for 15 minutes (PARLEY_MAX_FAILED_LOGINS). Default 5.")
     var maxFailedLogins: Int?
 
-    @Option(help: "Failed logins from one IP address before it is refused for 15 minutes (PARLEY_MAX_FAILED_LOGINS_PER_IP). Default 20.")
+    @Option(help: "Failed logins from one IP address before it is refused for the lockout; 0 turns it off, e.g. behind a reverse proxy (PARLEY_MAX_FAILED_LOGINS_PER_IP). Default 20.")
     var maxFailedLoginsPerIp: Int?
+
+    @Option(help: "Minutes an account or address stays locked after too many failed logins (PARLEY_LOGIN_LOCKOUT). Default 15.")
+    var loginLockout: Int?
 
     @Option(help: "bcrypt work factor 4-16 (PARLEY_BCRYPT_COST). Default 12; lower only for load tests with many users.")
     var bcryptCost: Int?
@@ -101,8 +104,11 @@ struct Serve: AsyncParsableCommand {
         if let count = try integer(maxFailedLogins, "PARLEY_MAX_FAILED_LOGINS", "failed login limit", 1...1_000) {
             configuration.maxFailedLogins = count
         }
-        if let count = try integer(maxFailedLoginsPerIp, "PARLEY_MAX_FAILED_LOGINS_PER_IP", "per-IP failed login limit", 1...1_000_000) {
+        if let count = try integer(maxFailedLoginsPerIp, "PARLEY_MAX_FAILED_LOGINS_PER_IP", "per-IP failed login limit", 0...1_000_000) {
             configuration.maxFailedLoginsPerIP = count
+        }
+        if let minutes = try integer(loginLockout, "PARLEY_LOGIN_LOCKOUT", "login lockout", 1...1_440) {
+            configuration.loginLockout = .seconds(minutes * 60)
         }
         if let cost = try integer(bcryptCost, "PARLEY_BCRYPT_COST", "bcrypt cost", 4...16) {
             configuration.bcryptCost = UInt8(cost)

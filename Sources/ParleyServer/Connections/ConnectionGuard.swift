@@ -71,9 +71,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard !isWebSocket else { return }
         var deadline = lastActivity + idleTimeout
         if let requestStartedAt { deadline = min(deadline, requestStartedAt + requestTimeout) }
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        check = context.eventLoop.scheduleTask(deadline: deadline) { [self] in
-            let context = loopBound.value
+        check = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
             check = nil
             guard !isWebSocket else { return }
             let now = NIODeadline.now()

@@ -1,7 +1,7 @@
 import ParleyCore
 
-/// A ``ParleyError`` that tells the client when to try again: rendered over HTTP with a
-/// `Retry-After` header (seconds), over the WebSocket as the plain error.
+/// A ``ParleyError`` that tells the client when to try again, rendered over HTTP with a
+/// `Retry-After` header (seconds). Only HTTP operations throw it.
 struct RetryLaterError: Error, Sendable {
     let error: ParleyError
     let afterSeconds: Int64

@@ -38,8 +38,12 @@ public struct AccountService: Sendable {
 
     /// Checks a password login, counting failures per account and per IP (``LoginThrottle``).
     func login(_ request: LoginRequest, ip: String) async throws -> TokenResponse {
-        guard !request.login.isEmpty, !TextRules.containsControlCharacter(request.login) else {
-            throw ParleyError(.invalidField, "'login' must be a username, email or phone with no control characters.")
+        guard (1...AccountRules.emailMaxLength).contains(TextRules.length(request.login)),
+            !TextRules.containsControlCharacter(request.login)
+        else {
+            throw ParleyError(
+                .invalidField,
+                "'login' must be a username, email or phone of 1 to \(AccountRules.emailMaxLength) characters with no control characters.")
         }
         try AccountRules.validatePasswordForm(request.password)
         let device = try AccountRules.validateDeviceName(request.device ?? "unknown")
@@ -50,11 +54,11 @@ public struct AccountService: Sendable {
         do {
             valid = try await verifyPassword(request.password, hash: user?.passwordHash ?? decoyHash)
         } catch {
-            throttle.finish(attempt, succeeded: false, now: clock.now())
+            throttle.finish(attempt, .abandoned, now: clock.now())
             throw error
         }
         let now = clock.now()
-        throttle.finish(attempt, succeeded: valid && user != nil, now: now)
+        throttle.finish(attempt, valid && user != nil ? .succeeded : .failed, now: now)
         guard let user, valid else {
             throw ParleyError(.invalidCredentials, "The login or password is wrong.")
         }

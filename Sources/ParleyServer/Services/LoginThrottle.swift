@@ -11,7 +11,9 @@ import Synchronization
 /// (``begin(account:ip:now:)`` reserves one), so parallel guesses cannot exceed it: an
 /// attempt that would exceed it only because others are in flight waits for them.
 ///
-/// Kept in memory: a restart forgets it, which errs on the side of letting people in.
+/// Kept in memory: a restart forgets it, which errs on the side of letting people in. A
+/// counter is forgotten once it holds nothing, and expired ones are swept out now and then,
+/// so the memory follows the failures of the last lockout period.
 final class LoginThrottle: Sendable {
     /// An attempt reserved by ``begin(account:ip:now:)``; end it with ``finish(_:succeeded:now:)``.
     struct Attempt: Sendable {
@@ -24,11 +26,21 @@ final class LoginThrottle: Sendable {
         var inFlight = 0
         var lockedUntil: Int64 = 0
         var lastFailureAt: Int64 = 0
+
+        var holdsAnything: Bool { failures > 0 || inFlight > 0 }
     }
 
     private struct State {
         var accounts: [String: Counter] = [:]
         var ips: [String: Counter] = [:]
+        var changesSinceSweep = 0
+    }
+
+    /// How an attempt ended.
+    enum Outcome {
+        case succeeded, failed
+        /// The check itself failed (a server error): neither a success nor a guess.
+        case abandoned
     }
 
     private let maxFailures: Int
@@ -36,9 +48,10 @@ final class LoginThrottle: Sendable {
     private let lockout: Int64
     private let state = Mutex(State())
 
+    /// `maxFailuresPerIP` 0 turns the per-address limit off (behind a reverse proxy).
     init(maxFailures: Int, maxFailuresPerIP: Int, lockoutMilliseconds: Int64) {
         self.maxFailures = maxFailures
-        self.maxFailuresPerIP = maxFailuresPerIP
+        self.maxFailuresPerIP = maxFailuresPerIP > 0 ? maxFailuresPerIP : Int.max
         self.lockout = lockoutMilliseconds
     }
 
@@ -91,15 +104,23 @@ final class LoginThrottle: Sendable {
     }
 
     /// Ends a reserved attempt: a failure counts (the limit's last one locks), a success
-    /// clears the account's failures (not the IP's).
-    func finish(_ attempt: Attempt, succeeded: Bool, now: Int64) {
+    /// clears the account's failures (not the IP's: an attacker's own account must not wash
+    /// an address clean).
+    func finish(_ attempt: Attempt, _ outcome: Outcome, now: Int64) {
         state.withLock { state in
             state.accounts[attempt.account] = Self.finished(
-                state.accounts[attempt.account], succeeded: succeeded, clearOnSuccess: true, limit: maxFailures, now: now,
+                state.accounts[attempt.account], outcome, clearOnSuccess: true, limit: maxFailures, now: now,
                 lockout: lockout)
             state.ips[attempt.ip] = Self.finished(
-                state.ips[attempt.ip], succeeded: succeeded, clearOnSuccess: false, limit: maxFailuresPerIP, now: now,
+                state.ips[attempt.ip], outcome, clearOnSuccess: false, limit: maxFailuresPerIP, now: now,
                 lockout: lockout)
+            state.changesSinceSweep += 1
+            if state.changesSinceSweep >= 1_024 {
+                state.changesSinceSweep = 0
+                let lockout = self.lockout
+                state.accounts = state.accounts.filter { Self.current($0.value, now: now, lockout: lockout).holdsAnything }
+                state.ips = state.ips.filter { Self.current($0.value, now: now, lockout: lockout).holdsAnything }
+            }
         }
     }
 
@@ -116,18 +137,21 @@ final class LoginThrottle: Sendable {
     }
 
     private static func finished(
-        _ counter: Counter?, succeeded: Bool, clearOnSuccess: Bool, limit: Int, now: Int64, lockout: Int64
+        _ counter: Counter?, _ outcome: Outcome, clearOnSuccess: Bool, limit: Int, now: Int64, lockout: Int64
     ) -> Counter? {
         var counter = current(counter, now: now, lockout: lockout)
         counter.inFlight = max(0, counter.inFlight - 1)
-        if succeeded {
+        switch outcome {
+        case .succeeded:
             if clearOnSuccess { counter.failures = 0 }
-        } else {
+        case .failed:
             counter.failures += 1
             counter.lastFailureAt = now
             if counter.failures >= limit { counter.lockedUntil = now + lockout }
+        case .abandoned:
+            break
         }
         // Forget what holds nothing, so the maps do not grow with every login string tried.
-        return counter.failures == 0 && counter.inFlight == 0 ? nil : counter
+        return counter.holdsAnything ? counter : nil
     }
 }
