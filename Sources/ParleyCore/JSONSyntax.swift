@@ -71,13 +71,7 @@ public enum JSONSyntax {
         }
 
         mutating func object(depth: Int) throws {
-            guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth)") }
-            index += 1
-            skipWhitespace()
-            if current == UInt8(ascii: "}") {
-                index += 1
-                return
-            }
+            if try opensEmpty(depth: depth, closing: "}") { return }
             var keys = KeySet()
             while true {
                 skipWhitespace()
@@ -98,18 +92,23 @@ public enum JSONSyntax {
         }
 
         mutating func array(depth: Int) throws {
-            guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth)") }
-            index += 1
-            skipWhitespace()
-            if current == UInt8(ascii: "]") {
-                index += 1
-                return
-            }
+            if try opensEmpty(depth: depth, closing: "]") { return }
             while true {
                 skipWhitespace()
                 try value(depth: depth)
                 if try closes(with: "]") { return }
             }
+        }
+
+        /// Steps past an opening bracket; true when the object or array is empty (and its
+        /// closing bracket consumed too).
+        mutating func opensEmpty(depth: Int, closing: Unicode.Scalar) throws -> Bool {
+            guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth)") }
+            index += 1
+            skipWhitespace()
+            guard current == UInt8(ascii: closing) else { return false }
+            index += 1
+            return true
         }
 
         /// After a member or element: true at the closing bracket (consumed), false after a
