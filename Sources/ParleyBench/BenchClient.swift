@@ -35,8 +35,10 @@ struct BenchClient: Sendable {
                 next += 1
                 group.addTask {
                     let name = "\(runID)\(role)\(index)"
-                    _ = try await api.call(.register, body: RegisterRequest(username: name, password: "Bench-pass-1"), as: Account.self)
-                    let tokens: TokenResponse = try await api.call(.login, body: LoginRequest(login: name, password: "Bench-pass-1", device: "bench"))
+                    _ = try await api.call(
+                        .register, body: RegisterRequest(username: name, password: "Bench-pass-1"), as: Account.self)
+                    let tokens: TokenResponse = try await api.call(
+                        .login, body: LoginRequest(login: name, password: "Bench-pass-1", device: "bench"))
                     return (index, BenchAccount(id: tokens.account.user.id, username: name, token: tokens.accessToken))
                 }
             }
@@ -50,7 +52,8 @@ struct BenchClient: Sendable {
     }
 
     func openDirect(_ account: BenchAccount, with peer: BenchAccount) async throws -> ConversationID {
-        let detail: ConversationDetail = try await api.call(.openDirect, body: OpenDirectRequest(userId: peer.id), token: account.token)
+        let detail: ConversationDetail = try await api.call(
+            .openDirect, body: OpenDirectRequest(userId: peer.id), token: account.token)
         return detail.conversation.id
     }
 
@@ -99,7 +102,11 @@ final class BenchSocket: Sendable {
             var announced = false
             for await event in socket.events {
                 guard case .text(let text) = event else {
-                    if case .closed(let code) = event { bench.failed.withLock { $0.append("socket closed with code \(code.map(String.init) ?? "none")") } }
+                    if case .closed(let code) = event {
+                        bench.failed.withLock {
+                            $0.append("socket closed with code \(code.map(String.init) ?? "none")")
+                        }
+                    }
                     break
                 }
                 if text.contains(#""type":"message""#) {
@@ -122,7 +129,9 @@ final class BenchSocket: Sendable {
         bench.reader.withLock { $0 = task }
         try await bench.send(.auth, AuthPayload(token: token), id: "a")
         var iterator = ready.stream.makeAsyncIterator()
-        guard await iterator.next() == true else { throw ParleyError(.invalidToken, "The bench socket was not accepted.") }
+        guard await iterator.next() == true else {
+            throw ParleyError(.invalidToken, "The bench socket was not accepted.")
+        }
         return bench
     }
 

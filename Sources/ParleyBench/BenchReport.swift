@@ -36,8 +36,13 @@ public struct BenchReport: Codable, Sendable {
     public var exactlyOnceInOrder: Bool { lost == 0 && duplicates == 0 && outOfOrder == 0 }
 
     public var table: String {
-        var lines = ["scenario \(scenario)  " + parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")]
-        func row(_ name: String, _ value: String) { lines.append("  " + name.padding(toLength: 34, withPad: " ", startingAt: 0) + value) }
+        var lines = [
+            "scenario \(scenario)  "
+                + parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        ]
+        func row(_ name: String, _ value: String) {
+            lines.append("  " + name.padding(toLength: 34, withPad: " ", startingAt: 0) + value)
+        }
         row("sent", "\(sent)")
         if let acknowledged { row("acknowledged", "\(acknowledged)") }
         if expectedDeliveries > 0 {

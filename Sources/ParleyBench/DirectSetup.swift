@@ -26,15 +26,18 @@ final class DirectSetup: Sendable {
         let box = TrackerBox()
         var sockets: [BenchSocket] = []
         for (index, account) in accounts.enumerated() {
-            sockets.append(try await BenchSocket.open(client, token: account.token, clock: clock) { message, arrival in
-                box.tracker.record(recipient: index, message: message, arrival: arrival)
-            })
+            sockets.append(
+                try await BenchSocket.open(client, token: account.token, clock: clock) { message, arrival in
+                    box.tracker.record(recipient: index, message: message, arrival: arrival)
+                })
         }
         return DirectSetup(sockets: sockets, conversations: conversations, clock: clock, current: box)
     }
 
     /// One run at `rate`, both members of each pair sending in turn.
-    func run(rate: Double, duration: Double, options: BenchOptions, server: ServerProcess?, round: Int) async throws -> BenchReport {
+    func run(rate: Double, duration: Double, options: BenchOptions, server: ServerProcess?, round: Int) async throws
+        -> BenchReport
+    {
         let tracker = DeliveryTracker(expectedRecipients: 1)
         current.tracker = tracker
         let targets = conversations.enumerated().flatMap { pair, conversation in
@@ -44,7 +47,9 @@ final class DirectSetup: Sendable {
         try await Load.send(
             rate: rate, duration: duration, size: options.messageSize, clock: clock, id: "r\(round)", targets: targets,
             receivers: sockets, tracker: tracker, report: &report, server: server)
-        report.parameters = ["rate": "\(Int(rate))", "pairs": "\(conversations.count)", "size": "\(options.messageSize)"]
+        report.parameters = [
+            "rate": "\(Int(rate))", "pairs": "\(conversations.count)", "size": "\(options.messageSize)",
+        ]
         return report
     }
 

@@ -3,7 +3,8 @@ import Synchronization
 
 /// Latencies in microseconds in an HdrHistogram (1 µs to 10 min, 3 significant digits).
 final class LatencyRecorder: Sendable {
-    private let histogram = Mutex(Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three))
+    private let histogram = Mutex(
+        Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three))
 
     func record(microseconds: Int64) {
         _ = histogram.withLock { $0.record(UInt64(max(1, microseconds))) }

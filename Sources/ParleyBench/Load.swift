@@ -67,7 +67,9 @@ enum Load {
 
     /// How many messages of this run the server holds, over all the target conversations,
     /// each read as one of its senders.
-    private static func committed(in targets: [(BenchSocket, ConversationID)], clientMsgIdPrefix prefix: String) async throws -> Int {
+    private static func committed(in targets: [(BenchSocket, ConversationID)], clientMsgIdPrefix prefix: String)
+        async throws -> Int
+    {
         let readers = Dictionary(targets.map { ($0.1, $0.0) }, uniquingKeysWith: { first, _ in first })
         var total = 0
         for (conversation, socket) in readers {

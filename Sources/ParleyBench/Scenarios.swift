@@ -44,9 +44,12 @@ public enum BenchScenario: String, CaseIterable, Sendable {
 
     /// Pairs of users, one direct conversation each, both online; messages at a fixed
     /// aggregate rate, spread over the pairs; latency from each message's scheduled send time.
-    static func direct(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws -> BenchReport {
+    static func direct(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws
+        -> BenchReport
+    {
         let setup = try await DirectSetup.make(options, client)
-        let report = try await setup.run(rate: options.rate, duration: options.duration, options: options, server: server, round: 0)
+        let report = try await setup.run(
+            rate: options.rate, duration: options.duration, options: options, server: server, round: 0)
         await setup.close()
         return report
     }
@@ -54,13 +57,16 @@ public enum BenchScenario: String, CaseIterable, Sendable {
     /// The direct scenario at rising rates (×1.5 per step) until p99 passes the bound or a
     /// message is lost (not delivered within 10 s of the last send); reports every step and
     /// the highest rate held.
-    static func ramp(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws -> [BenchReport] {
+    static func ramp(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws
+        -> [BenchReport]
+    {
         let setup = try await DirectSetup.make(options, client)
         var reports: [BenchReport] = []
         var rate = options.rate
         var held = 0.0
         for round in 1...max(1, options.rampSteps) {
-            var report = try await setup.run(rate: rate, duration: options.duration, options: options, server: server, round: round)
+            var report = try await setup.run(
+                rate: rate, duration: options.duration, options: options, server: server, round: round)
             let ok = report.exactlyOnceInOrder && (report.latencyMs["p99"] ?? .infinity) <= options.p99BoundMs
             report.figures["held"] = ok ? 1 : 0
             reports.append(report)
@@ -80,22 +86,28 @@ public enum BenchScenario: String, CaseIterable, Sendable {
 
     /// One group of G online members; one member sends at the rate; every other member's
     /// latency is measured, and the latency to the last of them.
-    static func group(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws -> BenchReport {
+    static func group(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws
+        -> BenchReport
+    {
         let members = try await client.createUsers(options.groupSize, role: "g")
         let group = try await client.createGroup(owner: members[0], members: Array(members.dropFirst()))
         let clock = BenchClock()
         let tracker = DeliveryTracker(expectedRecipients: members.count - 1)
         var sockets: [BenchSocket] = []
         for (index, member) in members.enumerated() {
-            sockets.append(try await BenchSocket.open(client, token: member.token, clock: clock) { message, arrival in
-                if index > 0 { tracker.record(recipient: index, message: message, arrival: arrival) }
-            })
+            sockets.append(
+                try await BenchSocket.open(client, token: member.token, clock: clock) { message, arrival in
+                    if index > 0 { tracker.record(recipient: index, message: message, arrival: arrival) }
+                })
         }
         var report = BenchReport(scenario: "group")
         try await Load.send(
             rate: options.rate, duration: options.duration, size: options.messageSize, clock: clock, id: "g",
-            targets: [(sockets[0], group)], receivers: Array(sockets.dropFirst()), tracker: tracker, report: &report, server: server)
-        report.parameters = ["rate": "\(Int(options.rate))", "members": "\(members.count)", "size": "\(options.messageSize)"]
+            targets: [(sockets[0], group)], receivers: Array(sockets.dropFirst()), tracker: tracker, report: &report,
+            server: server)
+        report.parameters = [
+            "rate": "\(Int(options.rate))", "members": "\(members.count)", "size": "\(options.messageSize)",
+        ]
         let last = tracker.lastRecipientLatency.percentilesMs
         for (key, value) in last { report.figures["last recipient \(key) (ms)"] = value }
         for socket in sockets { await socket.close() }
@@ -105,14 +117,17 @@ public enum BenchScenario: String, CaseIterable, Sendable {
     // MARK: Idle
 
     /// N authenticated sockets held open: memory per connection and idle CPU of the server.
-    static func idle(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws -> BenchReport {
+    static func idle(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws
+        -> BenchReport
+    {
         let accounts = try await client.createUsers(max(1, min(options.users, options.connections)), role: "i")
         let clock = BenchClock()
         let before = server?.residentKiB
         let start = ContinuousClock.now
         var sockets: [BenchSocket] = []
         for index in 0..<options.connections {
-            sockets.append(try await BenchSocket.open(client, token: accounts[index % accounts.count].token, clock: clock))
+            sockets.append(
+                try await BenchSocket.open(client, token: accounts[index % accounts.count].token, clock: clock))
         }
         let connectSeconds = (ContinuousClock.now - start).seconds
         let cpuBefore = server?.cpuSeconds
@@ -138,18 +153,25 @@ public enum BenchScenario: String, CaseIterable, Sendable {
 
     /// An offline user misses M messages; measured from login until all are fetched (sync,
     /// then history pages of 200).
-    static func catchup(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws -> BenchReport {
+    static func catchup(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws
+        -> BenchReport
+    {
         let accounts = try await client.createUsers(2, role: "c")
         let conversation = try await client.openDirect(accounts[0], with: accounts[1])
         let clock = BenchClock()
         let sender = try await BenchSocket.open(client, token: accounts[0].token, clock: clock)
         for number in 0..<options.messages {
             try await sender.send(
-                .send, SendMessageRequest(conversationId: conversation, clientMsgId: "c\(number)", kind: .text, content: ["text": .string("missed \(number)")]),
+                .send,
+                SendMessageRequest(
+                    conversationId: conversation, clientMsgId: "c\(number)", kind: .text,
+                    content: ["text": .string("missed \(number)")]),
                 id: "c\(number)")
         }
         let deadline = ContinuousClock.now + .seconds(300)
-        while sender.acknowledgements < options.messages, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        while sender.acknowledgements < options.messages, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         await sender.close()
 
         let start = ContinuousClock.now
@@ -182,7 +204,9 @@ public enum BenchScenario: String, CaseIterable, Sendable {
     // MARK: Login
 
     /// A storm of logins (16 at a time): latency and logins per second.
-    static func login(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws -> BenchReport {
+    static func login(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws
+        -> BenchReport
+    {
         let account = try await client.createUsers(1, role: "l")[0]
         let count = max(1, options.messages)
         let latency = LatencyRecorder()

@@ -60,7 +60,8 @@ public enum AccountRules {
         if password.utf8.count > passwordMaxBytes {
             throw ParleyError(
                 .passwordTooLong,
-                "Password must be at most \(passwordMaxBytes) bytes in UTF-8 (\(passwordMaxBytes) ASCII characters; fewer with accents, CJK or emoji).")
+                "Password must be at most \(passwordMaxBytes) bytes in UTF-8 (\(passwordMaxBytes) ASCII characters; fewer with accents, CJK or emoji)."
+            )
         }
         if TextRules.containsControlCharacter(password) {
             throw ParleyError(.passwordInvalid, "Password must not contain control characters.")
@@ -101,7 +102,8 @@ public enum AccountRules {
 
     /// Nickname: 1–32 characters, no control characters.
     public static func validateNickname(_ nickname: String) throws {
-        guard (1...nicknameMaxLength).contains(TextRules.length(nickname)), !TextRules.containsControlCharacter(nickname)
+        guard (1...nicknameMaxLength).contains(TextRules.length(nickname)),
+            !TextRules.containsControlCharacter(nickname)
         else {
             throw ParleyError(.nicknameInvalid, "Nickname must be 1 to 32 characters with no control characters.")
         }

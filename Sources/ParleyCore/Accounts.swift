@@ -40,7 +40,8 @@ public struct RegisterRequest: Codable, Sendable, StrictDecodable {
         case username, password, email, phone, nickname
     }
 
-    public init(username: String, password: String, email: String? = nil, phone: String? = nil, nickname: String? = nil) {
+    public init(username: String, password: String, email: String? = nil, phone: String? = nil, nickname: String? = nil)
+    {
         self.username = username
         self.password = password
         self.email = email
@@ -88,7 +89,9 @@ public struct SessionInfo: Codable, Hashable, Sendable {
     /// True for the session the request itself was made with.
     public var current: Bool
 
-    public init(id: SessionID, device: String, ip: String, createdAt: Int64, lastUsedAt: Int64, revokedAt: Int64?, current: Bool) {
+    public init(
+        id: SessionID, device: String, ip: String, createdAt: Int64, lastUsedAt: Int64, revokedAt: Int64?, current: Bool
+    ) {
         self.id = id
         self.device = device
         self.ip = ip

@@ -30,7 +30,9 @@ public struct JSONWriter {
             case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
             case 0..<0x20:
                 let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                bytes.append(contentsOf: [
+                    0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)],
+                ])
             default: bytes.append(byte)
             }
         }
@@ -48,7 +50,8 @@ public struct JSONWriter {
         case .integer(let integer): self.integer(integer)
         case .decimal(let decimal):
             guard !decimal.isNaN else {
-                throw EncodingError.invalidValue(decimal, .init(codingPath: [], debugDescription: "NaN is not valid JSON."))
+                throw EncodingError.invalidValue(
+                    decimal, .init(codingPath: [], debugDescription: "NaN is not valid JSON."))
             }
             bytes.append(contentsOf: decimal.description.utf8)
         }

@@ -65,7 +65,10 @@ public struct SendMessageRequest: Codable, Sendable, StrictDecodable {
         case conversationId, toUserId, clientMsgId, kind, content
     }
 
-    public init(conversationId: ConversationID? = nil, toUserId: UserID? = nil, clientMsgId: String, kind: MessageKind, content: JSONValue) {
+    public init(
+        conversationId: ConversationID? = nil, toUserId: UserID? = nil, clientMsgId: String, kind: MessageKind,
+        content: JSONValue
+    ) {
         self.conversationId = conversationId
         self.toUserId = toUserId
         self.clientMsgId = clientMsgId
@@ -75,7 +78,9 @@ public struct SendMessageRequest: Codable, Sendable, StrictDecodable {
 
     /// A text message into a conversation.
     public static func text(_ text: String, to conversationId: ConversationID, clientMsgId: String) -> Self {
-        .init(conversationId: conversationId, clientMsgId: clientMsgId, kind: .text, content: .object(["text": .string(text)]))
+        .init(
+            conversationId: conversationId, clientMsgId: clientMsgId, kind: .text,
+            content: .object(["text": .string(text)]))
     }
 }
 

@@ -25,13 +25,18 @@ public enum MessageContent: Hashable, Sendable {
         case .text:
             self = .text(text: try fields.text("text"), mentions: try fields.userIDs("mentions"))
         case .image:
-            self = .image(fileId: try fields.string("fileId"), width: try fields.count("width"), height: try fields.count("height"))
+            self = .image(
+                fileId: try fields.string("fileId"), width: try fields.count("width"),
+                height: try fields.count("height"))
         case .voice:
             self = .voice(fileId: try fields.string("fileId"), durationMs: try fields.count("durationMs"))
         case .video:
-            self = .video(fileId: try fields.string("fileId"), durationMs: try fields.count("durationMs"), size: try fields.count("size"))
+            self = .video(
+                fileId: try fields.string("fileId"), durationMs: try fields.count("durationMs"),
+                size: try fields.count("size"))
         case .file:
-            self = .file(fileId: try fields.string("fileId"), name: try fields.string("name"), size: try fields.count("size"))
+            self = .file(
+                fileId: try fields.string("fileId"), name: try fields.string("name"), size: try fields.count("size"))
         case .sticker:
             self = .sticker(pack: try fields.string("pack"), sticker: try fields.string("sticker"))
         case .location:

@@ -2,8 +2,8 @@
 /// version does not know still decode, compare and encode unchanged, so newer peers' data
 /// passes through older code.
 public protocol OpenStringValue: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible where RawValue == String
-{
+    CustomStringConvertible
+where RawValue == String {
     init(rawValue: String)
 }
 

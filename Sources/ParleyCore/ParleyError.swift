@@ -74,7 +74,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
         let all: [ErrorCode] = [
             .invalidJSON, .missingField, .invalidField, .unknownField, .unknownFrameType,
             .payloadTooLarge, .notFound, .methodNotAllowed, .usernameInvalid, .usernameTaken, .passwordTooShort,
-            .passwordTooLong, .passwordTooWeak, .passwordInvalid, .alreadyAuthenticated, .emailInvalid, .emailTaken, .phoneInvalid,
+            .passwordTooLong, .passwordTooWeak, .passwordInvalid, .alreadyAuthenticated, .emailInvalid, .emailTaken,
+            .phoneInvalid,
             .phoneTaken, .nicknameInvalid, .signatureInvalid, .invalidCredentials,
             .tooManyAttempts, .unauthenticated, .invalidToken, .notAMember, .forbidden,
             .userNotFound, .conversationNotFound, .messageInvalid, .clientMessageIDReused,

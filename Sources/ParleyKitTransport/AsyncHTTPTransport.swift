@@ -11,7 +11,8 @@ public struct AsyncHTTPTransport: HTTPTransport {
     /// `client` defaults to one that gives up on an unreachable server after 3 s.
     public init(client: HTTPClient? = nil, timeout: Duration = .seconds(15)) {
         self.client = client ?? Self.defaultClient
-        self.timeout = .milliseconds(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        self.timeout = .milliseconds(
+            timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
     }
 
     /// AsyncHTTPClient retries a connection it could not open until the connect timeout;

@@ -22,9 +22,10 @@ final class NIOWebSocket: RealtimeSocket {
     private let outgoing: AsyncStream<String>.Continuation
     private let task = Mutex<Task<Void, Never>?>(nil)
 
-    private init(events: AsyncStream<SocketEvent>, eventContinuation: AsyncStream<SocketEvent>.Continuation,
-        outgoing: AsyncStream<String>.Continuation)
-    {
+    private init(
+        events: AsyncStream<SocketEvent>, eventContinuation: AsyncStream<SocketEvent>.Continuation,
+        outgoing: AsyncStream<String>.Continuation
+    ) {
         self.events = events
         self.eventContinuation = eventContinuation
         self.outgoing = outgoing
@@ -100,7 +101,8 @@ final class NIOWebSocket: RealtimeSocket {
 
 /// Resolves `open` once the handshake succeeded or failed, whichever comes first.
 private final class OpenSignal: Sendable {
-    private let state = Mutex<(result: Result<Void, any Error>?, waiter: CheckedContinuation<Void, any Error>?)>((nil, nil))
+    private let state = Mutex<(result: Result<Void, any Error>?, waiter: CheckedContinuation<Void, any Error>?)>(
+        (nil, nil))
 
     func signal(_ result: Result<Void, any Error>) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in

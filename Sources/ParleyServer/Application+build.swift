@@ -76,7 +76,8 @@ struct ServerParts {
         messaging = MessagingService(store: store, clock: clock, metrics: metrics)
         hub = ConnectionHub(feed: store.changes, configuration: configuration, metrics: metrics, logger: logger)
         gateway = WebSocketGateway(
-            hub: hub, accounts: accounts, messaging: messaging, configuration: configuration, clock: clock, metrics: metrics)
+            hub: hub, accounts: accounts, messaging: messaging, configuration: configuration, clock: clock,
+            metrics: metrics)
     }
 
     /// Registers every HTTP endpoint and returns the registry that recorded them.

@@ -43,7 +43,9 @@ public struct NewUser: Sendable {
     public var nickname: String
     public var createdAt: Int64
 
-    public init(username: String, email: String?, phone: String?, passwordHash: String, nickname: String, createdAt: Int64) {
+    public init(
+        username: String, email: String?, phone: String?, passwordHash: String, nickname: String, createdAt: Int64
+    ) {
         self.username = username
         self.email = email
         self.phone = phone

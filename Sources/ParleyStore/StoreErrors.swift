@@ -16,15 +16,20 @@ extension ParleyError {
     public static func clientMessageIDReused(by original: Message) -> ParleyError {
         ParleyError(
             .clientMessageIDReused,
-            "clientMsgId '\(original.clientMsgId)' was already used for a message in conversation \(original.conversationId).")
+            "clientMsgId '\(original.clientMsgId)' was already used for a message in conversation \(original.conversationId)."
+        )
     }
 
     /// The username (compared case-insensitively) belongs to another account.
     public static func usernameTaken() -> ParleyError { ParleyError(.usernameTaken, "That username is taken.") }
 
     /// The email address (canonical form) belongs to another account.
-    public static func emailTaken() -> ParleyError { ParleyError(.emailTaken, "That email address is already registered.") }
+    public static func emailTaken() -> ParleyError {
+        ParleyError(.emailTaken, "That email address is already registered.")
+    }
 
     /// The phone number belongs to another account.
-    public static func phoneTaken() -> ParleyError { ParleyError(.phoneTaken, "That phone number is already registered.") }
+    public static func phoneTaken() -> ParleyError {
+        ParleyError(.phoneTaken, "That phone number is already registered.")
+    }
 }

@@ -42,11 +42,14 @@ extension PostgresStore {
     private func fetchUser(_ condition: String, _ value: SQLValue) async throws -> UserRecord? {
         let logger = self.logger
         return try await plain { connection in
-            try await connection.rows("SELECT * FROM users WHERE \(condition)", [value], logger: logger).first.map(UserRecord.init(row:))
+            try await connection.rows("SELECT * FROM users WHERE \(condition)", [value], logger: logger).first.map(
+                UserRecord.init(row:))
         }
     }
 
-    public func updateProfile(userId: UserID, nickname: String?, signature: String?, at now: Int64) async throws -> UserRecord {
+    public func updateProfile(userId: UserID, nickname: String?, signature: String?, at now: Int64) async throws
+        -> UserRecord
+    {
         try await write { connection, notes in
             guard
                 let row = try await connection.rows(
@@ -58,14 +61,16 @@ extension PostgresStore {
                 ).first
             else { throw ParleyError(.userNotFound, "No such user.") }
             let user = try UserRecord(row: row)
-            let event = try await self.appendEvent(connection, to: userId, UserEvent(seq: 0, type: .profileUpdated, account: user.account, at: now))
+            let event = try await self.appendEvent(
+                connection, to: userId, UserEvent(seq: 0, type: .profileUpdated, account: user.account, at: now))
             notes.add(ChangeNote(events: [[userId.rawValue, event.seq]]))
             return user
         }
     }
 
     /// Appends `event` (its seq assigned here) to a user's stream.
-    func appendEvent(_ connection: PostgresConnection, to userId: UserID, _ event: UserEvent) async throws -> UserEvent {
+    func appendEvent(_ connection: PostgresConnection, to userId: UserID, _ event: UserEvent) async throws -> UserEvent
+    {
         guard
             let seq = try await connection.scalar(
                 Int64.self, "UPDATE users SET event_seq = event_seq + 1 WHERE id = $1 RETURNING event_seq",
@@ -92,7 +97,8 @@ extension PostgresStore {
                     VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8) RETURNING *
                     """,
                     [
-                        .int(session.userId.rawValue), .text(session.device), .text(session.ip), .int(session.createdAt),
+                        .int(session.userId.rawValue), .text(session.device), .text(session.ip),
+                        .int(session.createdAt),
                         .text(session.tokens.accessTokenHash), .int(session.tokens.accessExpiresAt),
                         .text(session.tokens.refreshTokenHash), .int(session.tokens.refreshExpiresAt),
                     ], logger: logger)[0])
@@ -110,14 +116,17 @@ extension PostgresStore {
             else { return nil }
             if now - session.lastUsedAt >= 60_000 {
                 try await connection.rows(
-                    "UPDATE sessions SET last_used_at = $1 WHERE id = $2", [.int(now), .int(session.id.rawValue)], logger: logger)
+                    "UPDATE sessions SET last_used_at = $1 WHERE id = $2", [.int(now), .int(session.id.rawValue)],
+                    logger: logger)
                 session.lastUsedAt = now
             }
             return session
         }
     }
 
-    public func rotateTokens(refreshTokenHash: String, to tokens: SessionTokens, at now: Int64) async throws -> SessionRecord? {
+    public func rotateTokens(refreshTokenHash: String, to tokens: SessionTokens, at now: Int64) async throws
+        -> SessionRecord?
+    {
         try await write { connection, notes in
             let rotated = try await connection.rows(
                 """
@@ -173,7 +182,8 @@ extension UserRecord {
         self.init(
             id: UserID(try row.int("id")), username: try row.text("username"), email: try row.optionalText("email"),
             phone: try row.optionalText("phone"), passwordHash: try row.text("password_hash"),
-            nickname: try row.text("nickname"), signature: try row.text("signature"), createdAt: try row.int("created_at"))
+            nickname: try row.text("nickname"), signature: try row.text("signature"),
+            createdAt: try row.int("created_at"))
     }
 }
 

@@ -17,7 +17,8 @@ extension PostgresStore {
             switch new.target {
             case .conversation(let id): conversationId = id
             case .directWith(let peerId):
-                conversationId = try await self.directConversation(connection, notes, between: new.senderId, and: peerId, at: new.sentAt)
+                conversationId = try await self.directConversation(
+                    connection, notes, between: new.senderId, and: peerId, at: new.sentAt)
             }
             _ = try await self.memberIDs(connection, of: conversationId, requiring: new.senderId)
             let version = try await self.nextVersion(connection)
@@ -37,23 +38,28 @@ extension PostgresStore {
                 ], logger: self.logger)!
             try await connection.rows(
                 "UPDATE members SET read_seq = $1, version = $2 WHERE conversation_id = $3 AND user_id = $4",
-                [.int(seq), .int(version), .int(conversationId.rawValue), .int(new.senderId.rawValue)], logger: self.logger)
+                [.int(seq), .int(version), .int(conversationId.rawValue), .int(new.senderId.rawValue)],
+                logger: self.logger)
             notes.add(ChangeNote(message: id, origin: new.origin.map { "\(self.nodeID)/\($0.rawValue)" }))
             let message = Message(
-                id: MessageID(id), conversationId: conversationId, seq: seq, senderId: new.senderId, clientMsgId: new.clientMsgId,
+                id: MessageID(id), conversationId: conversationId, seq: seq, senderId: new.senderId,
+                clientMsgId: new.clientMsgId,
                 kind: new.kind, content: new.content, sentAt: new.sentAt)
             return AppendResult(message: message, duplicate: false)
         }
     }
 
-    private func checkRetryTarget(_ connection: PostgresConnection, original: Message, target: MessageTarget) async throws {
+    private func checkRetryTarget(_ connection: PostgresConnection, original: Message, target: MessageTarget)
+        async throws
+    {
         let sameTarget: Bool
         switch target {
         case .conversation(let id): sameTarget = id == original.conversationId
         case .directWith(let peerId):
             let key = DirectKey.make(original.senderId, peerId)
             sameTarget =
-                try await connection.scalar(Int64.self, "SELECT id FROM conversations WHERE direct_key = $1", [.text(key)], logger: logger)
+                try await connection.scalar(
+                    Int64.self, "SELECT id FROM conversations WHERE direct_key = $1", [.text(key)], logger: logger)
                 == original.conversationId.rawValue
         }
         guard sameTarget else {
@@ -61,7 +67,9 @@ extension PostgresStore {
         }
     }
 
-    public func history(of conversationId: ConversationID, for userId: UserID, query: HistoryQuery) async throws -> HistoryPage {
+    public func history(of conversationId: ConversationID, for userId: UserID, query: HistoryQuery) async throws
+        -> HistoryPage
+    {
         let limit = min(max(query.limit ?? Limits.defaultPageSize, 1), Limits.maxPageSize)
         return try await read { connection in
             _ = try await self.summary(connection, conversationId, for: userId)
@@ -88,7 +96,9 @@ extension PostgresStore {
         }
     }
 
-    public func markRead(_ conversationId: ConversationID, by userId: UserID, upTo seq: Int64, at now: Int64) async throws -> ReadReceipt? {
+    public func markRead(_ conversationId: ConversationID, by userId: UserID, upTo seq: Int64, at now: Int64)
+        async throws -> ReadReceipt?
+    {
         try await write { connection, notes in
             _ = try await self.memberIDs(connection, of: conversationId, requiring: userId)
             let row = try await connection.rows(
@@ -102,11 +112,14 @@ extension PostgresStore {
             let version = try await self.nextVersion(connection)
             try await connection.rows(
                 "UPDATE members SET read_seq = $1, version = $2 WHERE conversation_id = $3 AND user_id = $4",
-                [.int(target), .int(version), .int(conversationId.rawValue), .int(userId.rawValue)], logger: self.logger)
+                [.int(target), .int(version), .int(conversationId.rawValue), .int(userId.rawValue)], logger: self.logger
+            )
             try await connection.rows(
-                "UPDATE conversations SET version = $1 WHERE id = $2", [.int(version), .int(conversationId.rawValue)], logger: self.logger)
+                "UPDATE conversations SET version = $1 WHERE id = $2", [.int(version), .int(conversationId.rawValue)],
+                logger: self.logger)
             let event = try await self.appendEvent(
-                connection, to: userId, UserEvent(seq: 0, type: .readMoved, conversationId: conversationId, readSeq: target, at: now))
+                connection, to: userId,
+                UserEvent(seq: 0, type: .readMoved, conversationId: conversationId, readSeq: target, at: now))
             notes.add(ChangeNote(events: [[userId.rawValue, event.seq]]))
             notes.add(ChangeNote(read: [conversationId.rawValue, userId.rawValue, target]))
             return ReadReceipt(conversationId: conversationId, userId: userId, seq: target)
@@ -117,8 +130,10 @@ extension PostgresStore {
 
     public func sync(userId: UserID, since cursor: SyncCursor?, limit: Int) async throws -> SyncBatch {
         try await read { connection in
-            guard let userEventSeq = try await connection.scalar(
-                Int64.self, "SELECT event_seq FROM users WHERE id = $1", [.int(userId.rawValue)], logger: self.logger)
+            guard
+                let userEventSeq = try await connection.scalar(
+                    Int64.self, "SELECT event_seq FROM users WHERE id = $1", [.int(userId.rawValue)],
+                    logger: self.logger)
             else { throw ParleyError(.userNotFound, "No such user.") }
             let currentVersion = try await connection.scalar(
                 Int64.self, "SELECT value FROM counters WHERE name = 'change_version'", logger: self.logger)!
@@ -145,7 +160,9 @@ extension PostgresStore {
             let next = SyncCursor(
                 eventSeq: events.last?.seq ?? since.eventSeq,
                 version: moreConversations ? try page.last!.int("change_version") : currentVersion)
-            return SyncBatch(conversations: conversations, events: events, cursor: next, hasMore: bodies.count > limit || moreConversations)
+            return SyncBatch(
+                conversations: conversations, events: events, cursor: next,
+                hasMore: bodies.count > limit || moreConversations)
         }
     }
 
@@ -165,11 +182,16 @@ extension PostgresStore {
 
     private func changes(for note: ChangeNote, _ connection: PostgresConnection) async throws -> [StoreChange] {
         var result: [StoreChange] = []
-        if let id = note.message, let row = try await connection.rows("SELECT * FROM messages WHERE id = $1", [.int(id)], logger: logger).first {
+        if let id = note.message,
+            let row = try await connection.rows("SELECT * FROM messages WHERE id = $1", [.int(id)], logger: logger)
+                .first
+        {
             let message = try Message(row: row)
             let recipients = try await memberList(connection, message.conversationId)
             var origin: ConnectionTag?
-            if let parts = note.origin?.split(separator: "/"), parts.count == 2, parts[0] == nodeID, let tag = UInt64(parts[1]) {
+            if let parts = note.origin?.split(separator: "/"), parts.count == 2, parts[0] == nodeID,
+                let tag = UInt64(parts[1])
+            {
                 origin = ConnectionTag(tag)
             }
             result.append(.message(message, recipients: recipients, origin: origin))
@@ -178,7 +200,8 @@ extension PostgresStore {
             var events: [UserID: [UserEvent]] = [:]
             for pair in pairs where pair.count == 2 {
                 if let body = try await connection.scalar(
-                    String.self, "SELECT body FROM user_events WHERE user_id = $1 AND seq = $2", [.int(pair[0]), .int(pair[1])], logger: logger)
+                    String.self, "SELECT body FROM user_events WHERE user_id = $1 AND seq = $2",
+                    [.int(pair[0]), .int(pair[1])], logger: logger)
                 {
                     events[UserID(pair[0]), default: []].append(try JSONText.decode(UserEvent.self, from: body))
                 }
@@ -194,17 +217,21 @@ extension PostgresStore {
     }
 
     func memberList(_ connection: PostgresConnection, _ id: ConversationID) async throws -> [UserID] {
-        try await connection.rows("SELECT user_id FROM members WHERE conversation_id = $1", [.int(id.rawValue)], logger: logger)
-            .map { UserID(try $0.int("user_id")) }
+        try await connection.rows(
+            "SELECT user_id FROM members WHERE conversation_id = $1", [.int(id.rawValue)], logger: logger
+        )
+        .map { UserID(try $0.int("user_id")) }
     }
 }
 
 extension Message {
     init(row: PostgresRandomAccessRow) throws {
         self.init(
-            id: MessageID(try row.int("id")), conversationId: ConversationID(try row.int("conversation_id")), seq: try row.int("seq"),
+            id: MessageID(try row.int("id")), conversationId: ConversationID(try row.int("conversation_id")),
+            seq: try row.int("seq"),
             senderId: UserID(try row.int("sender_id")), clientMsgId: try row.text("client_msg_id"),
-            kind: MessageKind(rawValue: try row.text("kind")), content: try JSONText.decode(JSONValue.self, from: try row.text("content")),
+            kind: MessageKind(rawValue: try row.text("kind")),
+            content: try JSONText.decode(JSONValue.self, from: try row.text("content")),
             sentAt: try row.int("sent_at"))
     }
 }

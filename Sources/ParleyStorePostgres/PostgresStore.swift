@@ -31,7 +31,8 @@ public final class PostgresStore: ParleyStore {
     private let listening = Mutex<(outcome: Result<Void, any Error>?, waiters: [CheckedContinuation<Void, any Error>])>(
         (nil, []))
 
-    private init(client: PostgresClient, connection: PostgresConnection.Configuration, schema: String?, logger: Logger) {
+    private init(client: PostgresClient, connection: PostgresConnection.Configuration, schema: String?, logger: Logger)
+    {
         self.client = client
         self.connectionConfiguration = connection
         self.logger = logger
@@ -42,7 +43,8 @@ public final class PostgresStore: ParleyStore {
     /// Connects to `url` (`postgres://user[:password]@host[:port]/database`), applies
     /// migrations, and starts listening. `schema` isolates one store inside a database.
     public static func connect(url: String, schema: String? = nil, logger: Logger) async throws -> PostgresStore {
-        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
+        guard let components = URLComponents(string: url),
+            ["postgres", "postgresql"].contains(components.scheme ?? ""),
             let host = components.host, let user = components.user
         else {
             throw ParleyError(.invalidField, "The database URL must look like postgres://user@host:5432/database.")
@@ -63,7 +65,8 @@ public final class PostgresStore: ParleyStore {
             connection.options.additionalStartupParameters = [("search_path", schema)]
         }
         let store = PostgresStore(
-            client: PostgresClient(configuration: clientConfiguration, backgroundLogger: logger), connection: connection,
+            client: PostgresClient(configuration: clientConfiguration, backgroundLogger: logger),
+            connection: connection,
             schema: schema, logger: logger)
         store.spawn { await store.client.run() }
         do {
@@ -98,7 +101,8 @@ public final class PostgresStore: ParleyStore {
 
     private func migrate(schema: String?) async throws {
         try await client.withConnection { connection in
-            try await connection.rows("SELECT pg_advisory_lock($1)", [.int(PostgresSchema.migrationLock)], logger: logger)
+            try await connection.rows(
+                "SELECT pg_advisory_lock($1)", [.int(PostgresSchema.migrationLock)], logger: logger)
             do {
                 if let schema { try await connection.rows("CREATE SCHEMA IF NOT EXISTS \(schema)", logger: logger) }
                 try await connection.rows(
@@ -115,10 +119,12 @@ public final class PostgresStore: ParleyStore {
                     }
                 }
             } catch {
-                _ = try? await connection.rows("SELECT pg_advisory_unlock($1)", [.int(PostgresSchema.migrationLock)], logger: logger)
+                _ = try? await connection.rows(
+                    "SELECT pg_advisory_unlock($1)", [.int(PostgresSchema.migrationLock)], logger: logger)
                 throw error
             }
-            try await connection.rows("SELECT pg_advisory_unlock($1)", [.int(PostgresSchema.migrationLock)], logger: logger)
+            try await connection.rows(
+                "SELECT pg_advisory_unlock($1)", [.int(PostgresSchema.migrationLock)], logger: logger)
         }
     }
 
@@ -129,11 +135,13 @@ public final class PostgresStore: ParleyStore {
     func write<T: Sendable>(_ body: @Sendable (PostgresConnection, Notifications) async throws -> T) async throws -> T {
         do {
             return try await client.withTransaction(logger: logger) { connection in
-                try await connection.rows("SELECT pg_advisory_xact_lock($1)", [.int(self.writeLock)], logger: self.logger)
+                try await connection.rows(
+                    "SELECT pg_advisory_xact_lock($1)", [.int(self.writeLock)], logger: self.logger)
                 let notifications = Notifications()
                 let value = try await body(connection, notifications)
                 for payload in notifications.payloads {
-                    try await connection.rows("SELECT pg_notify($1, $2)", [.text(self.channel), .text(payload)], logger: self.logger)
+                    try await connection.rows(
+                        "SELECT pg_notify($1, $2)", [.text(self.channel), .text(payload)], logger: self.logger)
                 }
                 return value
             }
@@ -148,7 +156,8 @@ public final class PostgresStore: ParleyStore {
     func read<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         do {
             return try await client.withTransaction(logger: logger) { connection in
-                try await connection.rows("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: self.logger)
+                try await connection.rows(
+                    "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: self.logger)
                 return try await body(connection)
             }
         } catch let error as PostgresTransactionError {

@@ -29,7 +29,9 @@ extension PostgresConnection {
     }
 
     /// The first column of the first row.
-    func scalar<T: PostgresDecodable>(_ type: T.Type, _ sql: String, _ values: [SQLValue] = [], logger: Logger) async throws -> T? {
+    func scalar<T: PostgresDecodable>(_ type: T.Type, _ sql: String, _ values: [SQLValue] = [], logger: Logger)
+        async throws -> T?
+    {
         try await rows(sql, values, logger: logger).first.map { try $0[0].decode(T.self) }
     }
 }

@@ -53,7 +53,8 @@ extension ConversationSummary {
             row["lm_id"] as Int64? == nil ? nil : try Message(row: row, prefix: "lm_", conversationId: id)
         self.init(
             id: id, kind: kind, name: row["name"], peerId: peer, memberCount: row["member_count"],
-            maxSeq: row["max_seq"], readSeq: row["read_seq"], othersReadSeq: row["others_read_seq"], lastMessage: lastMessage,
+            maxSeq: row["max_seq"], readSeq: row["read_seq"], othersReadSeq: row["others_read_seq"],
+            lastMessage: lastMessage,
             createdAt: row["created_at"],
             lastActivityAt: row["last_activity_at"])
     }

@@ -74,14 +74,16 @@ extension SQLiteStore {
             guard let user = try Self.fetchUser(db, id: userId) else {
                 throw ParleyError(.userNotFound, "No such user.")
             }
-            let event = try self.appendEvent(db, to: userId, UserEvent(seq: 0, type: .profileUpdated, account: user.account, at: now))
+            let event = try self.appendEvent(
+                db, to: userId, UserEvent(seq: 0, type: .profileUpdated, account: user.account, at: now))
             self.publishAfterCommit(db, .events([userId: [event]]))
             return user
         }
     }
 
     static func fetchUser(_ db: Database, id: UserID) throws -> UserRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id.rawValue]).map(UserRecord.init(row:))
+        try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id.rawValue]).map(
+            UserRecord.init(row:))
     }
 
     /// Appends `event` (its seq is assigned here) to the user's stream and returns it.

@@ -56,7 +56,8 @@ extension SQLiteStore {
                     """,
                 arguments: [name, others.count + 1, version, now, now])
             let id = ConversationID(db.lastInsertedRowID)
-            try self.insertMembers(db, [(ownerId, .owner)] + others.map { ($0, .member) }, into: id, version: version, at: now)
+            try self.insertMembers(
+                db, [(ownerId, .owner)] + others.map { ($0, .member) }, into: id, version: version, at: now)
             try self.announce(db, .conversationAdded, in: id, to: [ownerId] + others, at: now)
             return try Self.summary(db, id, for: ownerId)
         }
@@ -67,7 +68,10 @@ extension SQLiteStore {
     {
         try await pool.write { db in
             let current = try Self.memberIDs(db, of: conversationId, requiring: actorId)
-            guard try String.fetchOne(db, sql: "SELECT kind FROM conversations WHERE id = ?", arguments: [conversationId.rawValue]) == "group"
+            guard
+                try String.fetchOne(
+                    db, sql: "SELECT kind FROM conversations WHERE id = ?", arguments: [conversationId.rawValue])
+                    == "group"
             else {
                 throw ParleyError(.forbidden, "Members can be added to groups only.")
             }
@@ -112,9 +116,12 @@ extension SQLiteStore {
     // MARK: Helpers shared by the conversation, message and sync queries
 
     /// The members of a conversation, after checking that `userId` is one of them.
-    static func memberIDs(_ db: Database, of conversationId: ConversationID, requiring userId: UserID) throws -> [UserID] {
+    static func memberIDs(_ db: Database, of conversationId: ConversationID, requiring userId: UserID) throws
+        -> [UserID]
+    {
         let members = try Int64.fetchAll(
-            db.cachedStatement(sql: "SELECT user_id FROM members WHERE conversation_id = ?"), arguments: [conversationId.rawValue]
+            db.cachedStatement(sql: "SELECT user_id FROM members WHERE conversation_id = ?"),
+            arguments: [conversationId.rawValue]
         ).map { UserID($0) }
         guard members.contains(userId) else { throw ParleyError.notAMember(of: conversationId) }
         return members
@@ -151,7 +158,8 @@ extension SQLiteStore {
                 db, for: userId, where: "c.id = ?", orderBy: "c.id", limit: 1, arguments: [id.rawValue]
             ).first
         else {
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM conversations WHERE id = ?", arguments: [id.rawValue]) == true {
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM conversations WHERE id = ?", arguments: [id.rawValue]) == true
+            {
                 throw ParleyError.notAMember(of: id)
             }
             throw ParleyError(.conversationNotFound, "Conversation \(id) does not exist.")
@@ -187,7 +195,8 @@ extension SQLiteStore {
         var events: [UserID: [UserEvent]] = [:]
         for user in users {
             events[user] = [
-                try appendEvent(db, to: user, UserEvent(seq: 0, type: type, conversationId: id, userIds: userIds, at: now))
+                try appendEvent(
+                    db, to: user, UserEvent(seq: 0, type: type, conversationId: id, userIds: userIds, at: now))
             ]
         }
         publishAfterCommit(db, .events(events))

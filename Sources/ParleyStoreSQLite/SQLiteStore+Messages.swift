@@ -48,8 +48,10 @@ extension SQLiteStore {
             id: MessageID(db.lastInsertedRowID), conversationId: conversationId, seq: seq, senderId: new.senderId,
             clientMsgId: new.clientMsgId, kind: new.kind, content: new.content, sentAt: new.sentAt)
         // Sending implies having read everything before it.
-        try db.cachedStatement(sql: "UPDATE members SET read_seq = ?, version = ? WHERE conversation_id = ? AND user_id = ?")
-            .execute(arguments: [seq, version, conversationId.rawValue, new.senderId.rawValue])
+        try db.cachedStatement(
+            sql: "UPDATE members SET read_seq = ?, version = ? WHERE conversation_id = ? AND user_id = ?"
+        )
+        .execute(arguments: [seq, version, conversationId.rawValue, new.senderId.rawValue])
         publishAfterCommit(db, .message(message, recipients: recipients, origin: new.origin))
         return AppendResult(message: message, duplicate: false)
     }
@@ -123,9 +125,11 @@ extension SQLiteStore {
             try db.execute(
                 sql: "UPDATE members SET read_seq = ?, version = ? WHERE conversation_id = ? AND user_id = ?",
                 arguments: [target, version, conversationId.rawValue, userId.rawValue])
-            try db.execute(sql: "UPDATE conversations SET version = ? WHERE id = ?", arguments: [version, conversationId.rawValue])
+            try db.execute(
+                sql: "UPDATE conversations SET version = ? WHERE id = ?", arguments: [version, conversationId.rawValue])
             let event = try self.appendEvent(
-                db, to: userId, UserEvent(seq: 0, type: .readMoved, conversationId: conversationId, readSeq: target, at: now))
+                db, to: userId,
+                UserEvent(seq: 0, type: .readMoved, conversationId: conversationId, readSeq: target, at: now))
             let receipt = ReadReceipt(conversationId: conversationId, userId: userId, seq: target)
             self.publishAfterCommit(db, .events([userId: [event]]))
             self.publishAfterCommit(db, .read(receipt, recipients: members))

@@ -50,10 +50,12 @@ extension SQLiteStore {
                     now)
             else {
                 let reused = try Int64.fetchOne(
-                    db, sql: "SELECT session_id FROM spent_refresh_tokens WHERE hash = ?", arguments: [refreshTokenHash])
+                    db, sql: "SELECT session_id FROM spent_refresh_tokens WHERE hash = ?", arguments: [refreshTokenHash]
+                )
                 if let reused {
                     try db.execute(
-                        sql: "UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", arguments: [now, reused])
+                        sql: "UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+                        arguments: [now, reused])
                     if db.changesCount == 1 { self.publishAfterCommit(db, .sessionRevoked(SessionID(reused))) }
                 }
                 return nil
@@ -97,7 +99,10 @@ extension SQLiteStore {
     static func fetchSession(_ db: Database, sql condition: String, _ arguments: any DatabaseValueConvertible...)
         throws -> SessionRecord?
     {
-        try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE \(condition)", arguments: StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? }))
-            .map(SessionRecord.init(row:))
+        try Row.fetchOne(
+            db, sql: "SELECT * FROM sessions WHERE \(condition)",
+            arguments: StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? })
+        )
+        .map(SessionRecord.init(row:))
     }
 }

@@ -9,8 +9,9 @@ extension SQLiteStore {
     /// exactly the changes visible in it.
     public func sync(userId: UserID, since cursor: SyncCursor?, limit: Int) async throws -> SyncBatch {
         try await pool.read { db in
-            guard let userEventSeq = try Int64.fetchOne(
-                db, sql: "SELECT event_seq FROM users WHERE id = ?", arguments: [userId.rawValue])
+            guard
+                let userEventSeq = try Int64.fetchOne(
+                    db, sql: "SELECT event_seq FROM users WHERE id = ?", arguments: [userId.rawValue])
             else {
                 throw ParleyError(.userNotFound, "No such user.")
             }
@@ -32,7 +33,8 @@ extension SQLiteStore {
 
             let next = SyncCursor(
                 eventSeq: events.last?.seq ?? since.eventSeq,
-                version: moreConversations ? try Self.changeVersion(db, of: page.last!.id, for: userId) : currentVersion)
+                version: moreConversations ? try Self.changeVersion(db, of: page.last!.id, for: userId) : currentVersion
+            )
             return SyncBatch(
                 conversations: page, events: events, cursor: next, hasMore: moreEvents || moreConversations)
         }

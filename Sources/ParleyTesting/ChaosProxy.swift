@@ -74,7 +74,10 @@ public final class ChaosProxy: Sendable {
     public func stallOne(for duration: Duration, using random: inout some RandomNumberGenerator) {
         guard let link = pick(using: &random) else { return }
         counters.withLock { $0.stalled += 1 }
-        let until = NIODeadline.now() + .nanoseconds(Int64(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000))
+        let until =
+            NIODeadline.now()
+            + .nanoseconds(
+                Int64(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000))
         link.stalledUntil.store(until.uptimeNanoseconds, ordering: .relaxed)
     }
 

@@ -38,7 +38,8 @@ public final class InProcessServer: Sendable {
         let app = try await buildApplication(configuration, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         let task = Task { try await group.run() }
-        let server = InProcessServer(port: configuration.port, dataDirectory: configuration.dataDirectory, group: group, task: task)
+        let server = InProcessServer(
+            port: configuration.port, dataDirectory: configuration.dataDirectory, group: group, task: task)
         try await waitUntilListening(port: configuration.port)
         return server
     }

@@ -14,7 +14,8 @@ public final class ManualTime: Sendable {
     public init() {}
 
     public var source: TimeSource {
-        TimeSource(now: { [self] in state.withLock { $0.now } }, sleep: { [self] duration in try await sleep(duration) })
+        TimeSource(
+            now: { [self] in state.withLock { $0.now } }, sleep: { [self] duration in try await sleep(duration) })
     }
 
     public var now: Duration { state.withLock { $0.now } }

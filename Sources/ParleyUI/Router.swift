@@ -47,10 +47,14 @@ public final class Router: @unchecked Sendable {
             (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
         // `target/<params…>/action` when an action handler matches the last segment, else `target/<params…>`.
         let (byAction, byTarget, fallback) = lock.withLock {
-            (segments.count >= 2 ? handlers[Self.key(target, segments.last)] : nil, handlers[Self.key(target, nil)], notFound)
+            (
+                segments.count >= 2 ? handlers[Self.key(target, segments.last)] : nil, handlers[Self.key(target, nil)],
+                notFound
+            )
         }
         if let byAction {
-            byAction(Request(target: target, action: segments.last, parameters: Array(segments.dropLast()), query: query))
+            byAction(
+                Request(target: target, action: segments.last, parameters: Array(segments.dropLast()), query: query))
             return true
         }
         let request = Request(target: target, action: nil, parameters: segments, query: query)

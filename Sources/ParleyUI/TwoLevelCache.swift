@@ -10,7 +10,8 @@ public actor TwoLevelCache {
         public var diskBytes: Int
         public var maxAge: Duration
 
-        public init(memoryBytes: Int = 16 << 20, diskBytes: Int = 256 << 20, maxAge: Duration = .seconds(7 * 24 * 3600)) {
+        public init(memoryBytes: Int = 16 << 20, diskBytes: Int = 256 << 20, maxAge: Duration = .seconds(7 * 24 * 3600))
+        {
             self.memoryBytes = memoryBytes
             self.diskBytes = diskBytes
             self.maxAge = maxAge

@@ -15,7 +15,8 @@ struct Register: AsyncParsableCommand {
         try await userFacing(options) {
             let client = try options.client(for: username)
             let secret = readPassword(password)
-            _ = try await client.register(RegisterRequest(username: username, password: secret, email: email, phone: phone))
+            _ = try await client.register(
+                RegisterRequest(username: username, password: secret, email: email, phone: phone))
             try await client.login(username, password: secret)
             try options.setCurrentUser(username)
             print("Registered and logged in as \(username) on \(options.serverURL).")

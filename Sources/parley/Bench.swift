@@ -6,7 +6,9 @@ import ParleyBench
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure a running server: idle, direct, ramp, group, catchup or login.",
-        discussion: "Creates its own users (start the server with --bcrypt-cost 4 for large user counts), checks that every message arrives exactly once and in order, and reports latency percentiles from the scheduled send time.")
+        discussion:
+            "Creates its own users (start the server with --bcrypt-cost 4 for large user counts), checks that every message arrives exactly once and in order, and reports latency percentiles from the scheduled send time."
+    )
 
     @Argument(help: "idle | direct | ramp | group | catchup | login") var scenario: String
     @Option(help: "Server URL.") var server = "http://127.0.0.1:8080"
@@ -26,7 +28,9 @@ struct Bench: AsyncParsableCommand {
 
     func run() async throws {
         guard let which = BenchScenario(rawValue: scenario) else {
-            throw ValidationError("Unknown scenario '\(scenario)'; use one of \(BenchScenario.allCases.map(\.rawValue).joined(separator: ", ")).")
+            throw ValidationError(
+                "Unknown scenario '\(scenario)'; use one of \(BenchScenario.allCases.map(\.rawValue).joined(separator: ", "))."
+            )
         }
         var options = BenchOptions()
         options.server = server
@@ -48,7 +52,8 @@ struct Bench: AsyncParsableCommand {
             for report in reports { print(report.table) }
         }
         if requireExactlyOnce, let bad = BenchReport.firstDeliveryFault(in: reports) {
-            throw CLIError("\(bad.scenario): \(bad.lost) lost, \(bad.duplicates) duplicated, \(bad.outOfOrder) out of order.")
+            throw CLIError(
+                "\(bad.scenario): \(bad.lost) lost, \(bad.duplicates) duplicated, \(bad.outOfOrder) out of order.")
         }
     }
 }

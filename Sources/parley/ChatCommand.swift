@@ -88,7 +88,9 @@ private actor ChatScreen {
                 } else {
                     let sender = await name(item.senderId)
                     let state = item.delivery.map { "  [\(label($0))]" } ?? ""
-                    printNow("\(earlierMark(seq: item.seq, newestShown: newestShownSeq))[\(clock(item.time))] \(sender): \(render(item.typedContent))\(state)")
+                    printNow(
+                        "\(earlierMark(seq: item.seq, newestShown: newestShownSeq))[\(clock(item.time))] \(sender): \(render(item.typedContent))\(state)"
+                    )
                     if item.delivery == nil, let seq = item.seq { readUpTo = max(readUpTo ?? 0, seq) }
                 }
                 if let seq = item.seq { newestShownSeq = max(newestShownSeq, seq) }

@@ -19,7 +19,8 @@ struct ClientOptions: ParsableArguments {
 
     /// `~/.parley/<host_port>`: one folder per server, one store per user inside it.
     var serverDirectory: URL {
-        let base = home ?? ProcessInfo.processInfo.environment["PARLEY_HOME"]
+        let base =
+            home ?? ProcessInfo.processInfo.environment["PARLEY_HOME"]
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".parley").path
         let key = serverURL.replacingOccurrences(of: "://", with: "_").replacingOccurrences(of: ":", with: "_")
             .replacingOccurrences(of: "/", with: "_")
@@ -31,7 +32,8 @@ struct ClientOptions: ParsableArguments {
     /// The local store of `username` on this server.
     func store(for username: String) throws -> ClientStore {
         let directory = serverDirectory.appendingPathComponent(username.lowercased())
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         return try ClientStore(path: directory.appendingPathComponent("client.sqlite").path)
     }
 
@@ -50,7 +52,9 @@ struct ClientOptions: ParsableArguments {
 
     /// The client of the user who last logged in on this server.
     func signedInClient() async throws -> ParleyClient {
-        guard let username = try? String(contentsOf: currentUserFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+        guard
+            let username = try? String(contentsOf: currentUserFile, encoding: .utf8).trimmingCharacters(
+                in: .whitespacesAndNewlines),
             !username.isEmpty
         else {
             throw CLIError("Not logged in to \(serverURL). Run 'parley login <username>' first.")
@@ -114,10 +118,13 @@ func resolveConversation(_ name: String, client: ParleyClient) async throws -> C
     if let id = Int64(name), let conversation = try client.store.conversation(ConversationID(id)) {
         return conversation
     }
-    let groups = try client.store.conversations().filter { $0.kind == .group && $0.name?.lowercased() == name.lowercased() }
+    let groups = try client.store.conversations().filter {
+        $0.kind == .group && $0.name?.lowercased() == name.lowercased()
+    }
     if groups.count == 1 { return groups[0] }
     if groups.count > 1 {
-        throw CLIError("Several groups are called '\(name)': use an id (\(groups.map { "\($0.id)" }.joined(separator: ", "))).")
+        throw CLIError(
+            "Several groups are called '\(name)': use an id (\(groups.map { "\($0.id)" }.joined(separator: ", "))).")
     }
     return try await client.openDirect(withUsername: name.hasPrefix("@") ? String(name.dropFirst()) : name)
 }
@@ -125,7 +132,9 @@ func resolveConversation(_ name: String, client: ParleyClient) async throws -> C
 /// A short title for a conversation.
 func title(_ conversation: ConversationSummary, client: ParleyClient) async -> String {
     if conversation.kind == .group { return "#\(conversation.name ?? "group \(conversation.id)")" }
-    guard let peer = conversation.peerId, let user = try? await client.user(peer) else { return "direct \(conversation.id)" }
+    guard let peer = conversation.peerId, let user = try? await client.user(peer) else {
+        return "direct \(conversation.id)"
+    }
     return "@\(user.username)"
 }
 

@@ -4,7 +4,8 @@ import ParleyCore
 import ParleyKit
 
 struct Conversations: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List conversations, most recent first, with unread counts.")
+    static let configuration = CommandConfiguration(
+        abstract: "List conversations, most recent first, with unread counts.")
     @OptionGroup var options: ClientOptions
 
     func run() async throws {
@@ -33,7 +34,8 @@ struct History: AsyncParsableCommand {
         try await userFacing(options) {
             let client = try await options.signedInClient()
             let summary = try await resolveConversation(conversation, client: client)
-            let messages = try await client.messages(in: summary.id, before: nil, limit: max(1, min(limit, Limits.maxPageSize)))
+            let messages = try await client.messages(
+                in: summary.id, before: nil, limit: max(1, min(limit, Limits.maxPageSize)))
             print("\(await title(summary, client: client)) — \(summary.maxSeq) messages")
             for message in messages {
                 let sender = (try? await client.user(message.senderId).username) ?? "user \(message.senderId)"

@@ -7,7 +7,8 @@ struct Parley: AsyncParsableCommand {
         commandName: "parley",
         abstract: "Parley: a self-hostable instant-messaging server and client.",
         subcommands: [
-            Serve.self, Register.self, Login.self, Logout.self, WhoAmI.self, Conversations.self, History.self, Send.self,
+            Serve.self, Register.self, Login.self, Logout.self, WhoAmI.self, Conversations.self, History.self,
+            Send.self,
             Group.self, Chat.self, Bench.self,
         ])
 }

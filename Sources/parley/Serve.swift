@@ -19,7 +19,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Directory holding the SQLite database (PARLEY_DATA_DIR). Default ./parley-data.")
     var dataDir: String?
 
-    @Option(help: "PostgreSQL URL, e.g. postgres://parley@db:5432/parley (PARLEY_DATABASE_URL). Default: SQLite in --data-dir.")
+    @Option(
+        help:
+            "PostgreSQL URL, e.g. postgres://parley@db:5432/parley (PARLEY_DATABASE_URL). Default: SQLite in --data-dir."
+    )
     var database: String?
 
     @Option(help: "Commit durability, full or normal (PARLEY_SYNC). Default full: fsync on every commit.")
@@ -34,28 +37,45 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds without any frame before a socket is closed (PARLEY_HEARTBEAT_TIMEOUT). Default 60.")
     var heartbeatTimeout: Int?
 
-    @Option(help: "Seconds a WebSocket write may take before the socket of a peer that stopped reading is closed (PARLEY_WRITE_TIMEOUT). Default 30.")
+    @Option(
+        help:
+            "Seconds a WebSocket write may take before the socket of a peer that stopped reading is closed (PARLEY_WRITE_TIMEOUT). Default 30."
+    )
     var writeTimeout: Int?
 
-    @Option(help: "Seconds an HTTP connection may receive nothing before it is closed (PARLEY_IDLE_TIMEOUT). Default 60.")
+    @Option(
+        help: "Seconds an HTTP connection may receive nothing before it is closed (PARLEY_IDLE_TIMEOUT). Default 60.")
     var idleTimeout: Int?
 
-    @Option(help: "Seconds from an HTTP request's first byte to its answer before the connection is closed (PARLEY_REQUEST_TIMEOUT). Default 30.")
+    @Option(
+        help:
+            "Seconds from an HTTP request's first byte to its answer before the connection is closed (PARLEY_REQUEST_TIMEOUT). Default 30."
+    )
     var requestTimeout: Int?
 
-    @Option(help: "Open connections per IP address; more are closed at once, 0 for no limit, e.g. behind a reverse proxy (PARLEY_MAX_CONNECTIONS_PER_IP). Default 1000.")
+    @Option(
+        help:
+            "Open connections per IP address; more are closed at once, 0 for no limit, e.g. behind a reverse proxy (PARLEY_MAX_CONNECTIONS_PER_IP). Default 1000."
+    )
     var maxConnectionsPerIp: Int?
 
     @Option(help: "Failed logins before an account is locked for 15 minutes (PARLEY_MAX_FAILED_LOGINS). Default 5.")
     var maxFailedLogins: Int?
 
-    @Option(help: "Failed logins from one IP address before it is refused for the lockout; 0 turns it off, e.g. behind a reverse proxy (PARLEY_MAX_FAILED_LOGINS_PER_IP). Default 20.")
+    @Option(
+        help:
+            "Failed logins from one IP address before it is refused for the lockout; 0 turns it off, e.g. behind a reverse proxy (PARLEY_MAX_FAILED_LOGINS_PER_IP). Default 20."
+    )
     var maxFailedLoginsPerIp: Int?
 
-    @Option(help: "Minutes an account or address stays locked after too many failed logins (PARLEY_LOGIN_LOCKOUT). Default 15.")
+    @Option(
+        help:
+            "Minutes an account or address stays locked after too many failed logins (PARLEY_LOGIN_LOCKOUT). Default 15."
+    )
     var loginLockout: Int?
 
-    @Option(help: "bcrypt work factor 4-16 (PARLEY_BCRYPT_COST). Default 12; lower only for load tests with many users.")
+    @Option(
+        help: "bcrypt work factor 4-16 (PARLEY_BCRYPT_COST). Default 12; lower only for load tests with many users.")
     var bcryptCost: Int?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error (PARLEY_LOG_LEVEL). Default info.")
@@ -67,7 +87,8 @@ struct Serve: AsyncParsableCommand {
 
         var configuration = ServerConfiguration()
         if let host = setting(host, "PARLEY_HOST") { configuration.host = host }
-        if let port = try setting(port.map(String.init), "PARLEY_PORT").map({ try Self.integer($0, "port", 1...65535) }) {
+        if let port = try setting(port.map(String.init), "PARLEY_PORT").map({ try Self.integer($0, "port", 1...65535) })
+        {
             configuration.port = port
         }
         if let dataDir = setting(dataDir, "PARLEY_DATA_DIR") { configuration.dataDirectory = dataDir }
@@ -98,13 +119,17 @@ struct Serve: AsyncParsableCommand {
         if let seconds = try integer(requestTimeout, "PARLEY_REQUEST_TIMEOUT", "request timeout", 1...3600) {
             configuration.requestTimeout = .seconds(seconds)
         }
-        if let count = try integer(maxConnectionsPerIp, "PARLEY_MAX_CONNECTIONS_PER_IP", "connection limit", 0...1_000_000) {
+        if let count = try integer(
+            maxConnectionsPerIp, "PARLEY_MAX_CONNECTIONS_PER_IP", "connection limit", 0...1_000_000)
+        {
             configuration.maxConnectionsPerIP = count
         }
         if let count = try integer(maxFailedLogins, "PARLEY_MAX_FAILED_LOGINS", "failed login limit", 1...1_000) {
             configuration.maxFailedLogins = count
         }
-        if let count = try integer(maxFailedLoginsPerIp, "PARLEY_MAX_FAILED_LOGINS_PER_IP", "per-IP failed login limit", 0...1_000_000) {
+        if let count = try integer(
+            maxFailedLoginsPerIp, "PARLEY_MAX_FAILED_LOGINS_PER_IP", "per-IP failed login limit", 0...1_000_000)
+        {
             configuration.maxFailedLoginsPerIP = count
         }
         if let minutes = try integer(loginLockout, "PARLEY_LOGIN_LOCKOUT", "login lockout", 1...1_440) {
@@ -138,7 +163,8 @@ struct Serve: AsyncParsableCommand {
 
     private static func integer(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws -> Int {
         guard let value = Int(text), range.contains(value) else {
-            throw ValidationError("The \(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), not '\(text)'.")
+            throw ValidationError(
+                "The \(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), not '\(text)'.")
         }
         return value
     }

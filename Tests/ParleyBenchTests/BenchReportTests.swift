@@ -6,7 +6,9 @@ import Testing
 /// What `parley bench --require-exactly-once` and `--json` rest on, and the /proc reading
 /// behind the server CPU and memory figures.
 struct BenchReportTests {
-    static func report(_ name: String, lost: Int = 0, duplicates: Int = 0, outOfOrder: Int = 0, held: Double? = nil) -> BenchReport {
+    static func report(_ name: String, lost: Int = 0, duplicates: Int = 0, outOfOrder: Int = 0, held: Double? = nil)
+        -> BenchReport
+    {
         var report = BenchReport(scenario: name)
         report.lost = lost
         report.duplicates = duplicates
@@ -19,15 +21,20 @@ struct BenchReportTests {
         let clean = [Self.report("step 1", held: 1), Self.report("step 2", lost: 7, held: 0)]
         #expect(BenchReport.firstDeliveryFault(in: clean) == nil)
         #expect(BenchReport.firstDeliveryFault(in: [Self.report("direct", lost: 1)])?.scenario == "direct")
-        #expect(BenchReport.firstDeliveryFault(in: [Self.report("step 1", held: 1), Self.report("step 2", duplicates: 1, held: 0)])?.scenario == "step 2")
-        #expect(BenchReport.firstDeliveryFault(in: [Self.report("step 2", outOfOrder: 1, held: 0)])?.scenario == "step 2")
+        #expect(
+            BenchReport.firstDeliveryFault(in: [
+                Self.report("step 1", held: 1), Self.report("step 2", duplicates: 1, held: 0),
+            ])?.scenario == "step 2")
+        #expect(
+            BenchReport.firstDeliveryFault(in: [Self.report("step 2", outOfOrder: 1, held: 0)])?.scenario == "step 2")
     }
 
     @Test func reportsRoundTripThroughTheirJSON() throws {
         var report = Self.report("direct", lost: 2, held: 1)
         report.latencyMs = ["p99": 5.5]
         report.committed = 40
-        let decoded = try JSONDecoder().decode([BenchReport].self, from: Data(try BenchReport.json([report, report]).utf8))
+        let decoded = try JSONDecoder().decode(
+            [BenchReport].self, from: Data(try BenchReport.json([report, report]).utf8))
         #expect(decoded.count == 2)
         #expect(decoded.first?.lost == 2 && decoded.first?.latencyMs == ["p99": 5.5] && decoded.first?.committed == 40)
     }

@@ -12,7 +12,10 @@ import Testing
         let reports = try await scenario.run(Self.tinyOptions(server))
         #expect(reports.count == 1)
         for report in reports {
-            #expect(report.exactlyOnceInOrder, "\(report.scenario): \(report.lost) lost, \(report.duplicates) twice, \(report.outOfOrder) out of order")
+            #expect(
+                report.exactlyOnceInOrder,
+                "\(report.scenario): \(report.lost) lost, \(report.duplicates) twice, \(report.outOfOrder) out of order"
+            )
             if report.expectedDeliveries > 0 { #expect(report.deliveries == report.expectedDeliveries) }
         }
         await server.stop()
@@ -28,7 +31,10 @@ import Testing
         options.rate = 20
         let reports = try await BenchScenario.ramp.run(options)
         let fault = BenchReport.firstDeliveryFault(in: reports)
-        #expect(fault == nil, "\(fault?.scenario ?? ""): \(fault?.lost ?? 0) lost, \(fault?.duplicates ?? 0) twice, \(fault?.outOfOrder ?? 0) out of order")
+        #expect(
+            fault == nil,
+            "\(fault?.scenario ?? ""): \(fault?.lost ?? 0) lost, \(fault?.duplicates ?? 0) twice, \(fault?.outOfOrder ?? 0) out of order"
+        )
         let held = reports.dropLast().filter { $0.figures["held"] == 1 }
         let rates = [0.0, 20, 30, 45]
         #expect(reports.last?.figures["highest rate held (msg/s)"] == rates[held.count])

@@ -58,7 +58,9 @@ final class CLISession: @unchecked Sendable {
     func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
-            guard ContinuousClock.now < deadline else { throw CLIFailure("the process did not exit; output:\n\(output)") }
+            guard ContinuousClock.now < deadline else {
+                throw CLIFailure("the process did not exit; output:\n\(output)")
+            }
             try await Task.sleep(for: .milliseconds(10))
         }
         return process.terminationStatus

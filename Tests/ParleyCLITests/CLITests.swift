@@ -1,7 +1,8 @@
 import Foundation
-@testable import parley
 import ParleyTesting
 import Testing
+
+@testable import parley
 
 /// The `parley` command-line client as a person uses it: the built binary in separate
 /// processes, one home directory per person, against a real server over real sockets.
@@ -20,7 +21,9 @@ import Testing
         let server = try await InProcessServer.start()
         let alice = CLIUser(server: server.url)
         let bob = CLIUser(server: server.url)
-        #expect(try await alice.succeed(["register", "alice", "--password", Self.password]).contains("Registered and logged in as alice"))
+        #expect(
+            try await alice.succeed(["register", "alice", "--password", Self.password]).contains(
+                "Registered and logged in as alice"))
         try await bob.succeed(["register", "bob", "--password", Self.password])
 
         #expect(try await alice.succeed(["send", "bob", "hello", "bob"]).contains("Sent to @bob (#1)."))
@@ -42,7 +45,8 @@ import Testing
         #expect(afterLogout.status != 0)
         #expect(afterLogout.errors.contains("Not logged in to \(server.url). Run 'parley login <username>' first."))
 
-        #expect(try await alice.succeed(["login", "alice", "--password", Self.password]).contains("Logged in as alice"))
+        #expect(
+            try await alice.succeed(["login", "alice", "--password", Self.password]).contains("Logged in as alice"))
         #expect(try await alice.succeed(["history", "team"]).contains("bob: hi team"))
         await server.stop()
     }
@@ -146,7 +150,9 @@ import Testing
         } else {
             #expect(!lines[one].contains("earlier"), "\(chat.output)")
         }
-        print("chat across a restart: missed messages printed \(one > two ? "out of order, the late one marked" : "in order")")
+        print(
+            "chat across a restart: missed messages printed \(one > two ? "out of order, the late one marked" : "in order")"
+        )
         chat.type("/quit")
         #expect(try await chat.waitForExit() == 0)
         await server.stop()

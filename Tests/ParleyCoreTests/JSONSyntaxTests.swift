@@ -17,15 +17,21 @@ struct JSONSyntaxTests {
 
     @Test(arguments: [
         (#"{"a":1,}"#, "trailing comma"), (#"[1,]"#, "trailing comma"), (#"{"a":1,"a":2}"#, "duplicate key 'a'"),
-        (#"{"a":1,"\u0061":2}"#, "duplicate key 'a'"), (#"{"a":1} {}"#, "after the JSON value"), (#"01"#, "leading zero"),
-        (#"{"a":NaN}"#, "unexpected character"), (#"// c"#, "unexpected character"), (#"{'a':1}"#, "key must be a string"),
+        (#"{"a":1,"\u0061":2}"#, "duplicate key 'a'"), (#"{"a":1} {}"#, "after the JSON value"),
+        (#"01"#, "leading zero"),
+        (#"{"a":NaN}"#, "unexpected character"), (#"// c"#, "unexpected character"),
+        (#"{'a':1}"#, "key must be a string"),
         (#"["a"#, "unterminated string"), ("\"tab\there\"", "control character"), (#"1."#, "digit expected"),
         (#"1234567890123456789012345678901234567890"#, "significant digits"), (#"1e101"#, "beyond 1e±100"),
         (#"1e-101"#, "beyond 1e±100"), (#"1.00000000000000000000000000000000000000000000"#, "significant digits"),
         (#"1.2345678901234567890123456789012345678e-100"#, "beyond 1e±100"),
         (#"1.00000000000000000000000000000e-100"#, "beyond 1e±100"),
-        ("{\"caf\u{E9}\":1,\"cafe\u{301}\":2}", "duplicate key"), (String(repeating: "[", count: 65) + String(repeating: "]", count: 65), "nesting"),
-        (#"{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k3":17}"#, "duplicate key 'k3'"),
+        ("{\"caf\u{E9}\":1,\"cafe\u{301}\":2}", "duplicate key"),
+        (String(repeating: "[", count: 65) + String(repeating: "]", count: 65), "nesting"),
+        (
+            #"{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k3":17}"#,
+            "duplicate key 'k3'"
+        ),
         ("", "missing"),
     ])
     func refusesEverythingElseSayingWhat(_ text: String, _ reason: String) {

@@ -11,9 +11,10 @@ struct JSONWriterTests {
     ]
     static let awkwardNumbers: [Decimal] =
         [0, -0.0, 1, -1, 12.5, -0.001, 1e-7, 123_456_789_012, 1e100, -1e-100, .pi, 0.1 + 0.2].map { Decimal($0) }
-        + ["9007199254740993", "123456789012345678901234567890", "-0.00000000000000000000000000000000000001"].compactMap {
-            Decimal(string: $0)
-        }
+        + ["9007199254740993", "123456789012345678901234567890", "-0.00000000000000000000000000000000000001"].compactMap
+    {
+        Decimal(string: $0)
+    }
 
     static var messages: [Message] {
         var contents: [JSONValue] = Self.awkwardStrings.map { ["text": .string($0)] }
@@ -24,8 +25,10 @@ struct JSONWriterTests {
         ])
         return contents.enumerated().map { index, content in
             Message(
-                id: MessageID(Int64(index) + 1), conversationId: ConversationID(7), seq: Int64(index) * 1_000_003, senderId: UserID(42),
-                clientMsgId: index.isMultiple(of: 2) ? "c-\(index)" : "odd\"id\\\(index)", kind: index == 3 ? "poll.v2" : .text,
+                id: MessageID(Int64(index) + 1), conversationId: ConversationID(7), seq: Int64(index) * 1_000_003,
+                senderId: UserID(42),
+                clientMsgId: index.isMultiple(of: 2) ? "c-\(index)" : "odd\"id\\\(index)",
+                kind: index == 3 ? "poll.v2" : .text,
                 content: content, sentAt: 1_795_000_000_000 + Int64(index))
         }
     }

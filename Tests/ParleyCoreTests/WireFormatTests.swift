@@ -32,10 +32,18 @@ import Testing
     }
 
     @Test func knownKindsAreCheckedAndUnknownKindsKeptIntact() throws {
-        #expect(try MessageContent(kind: .text, content: ["text": "hi", "mentions": [7]]) == .text(text: "hi", mentions: [UserID(7)]))
-        #expect(try MessageContent(kind: .location, content: ["latitude": 52.5, "longitude": 13.4]) == .location(latitude: 52.5, longitude: 13.4, name: nil))
-        #expect(try MessageContent(kind: .video, content: ["fileId": "f", "durationMs": 1200, "size": 99]) == .video(fileId: "f", durationMs: 1200, size: 99))
-        #expect(try MessageContent(kind: .reply, content: ["text": "yes", "replyToSeq": 3]) == .reply(text: "yes", replyToSeq: 3, mentions: []))
+        #expect(
+            try MessageContent(kind: .text, content: ["text": "hi", "mentions": [7]])
+                == .text(text: "hi", mentions: [UserID(7)]))
+        #expect(
+            try MessageContent(kind: .location, content: ["latitude": 52.5, "longitude": 13.4])
+                == .location(latitude: 52.5, longitude: 13.4, name: nil))
+        #expect(
+            try MessageContent(kind: .video, content: ["fileId": "f", "durationMs": 1200, "size": 99])
+                == .video(fileId: "f", durationMs: 1200, size: 99))
+        #expect(
+            try MessageContent(kind: .reply, content: ["text": "yes", "replyToSeq": 3])
+                == .reply(text: "yes", replyToSeq: 3, mentions: []))
         let invalid: [(MessageKind, JSONValue)] = [
             (.text, ["text": ""]), (.text, ["text": 5]), (.text, "hi"), (.text, ["text": "x", "mentions": ["bob"]]),
             (.image, ["fileId": "f", "width": -1, "height": 2]), (.voice, ["fileId": "f", "durationMs": 1.5]),
@@ -46,11 +54,14 @@ import Testing
             #expect(throws: ParleyError.self, "\(kind) \(content)") { try MessageContent(kind: kind, content: content) }
         }
         let future: JSONValue = ["anything": ["goes": [1, 2, nil, true]]]
-        #expect(try MessageContent(kind: "hologram", content: future) == .unsupported(kind: "hologram", content: future))
+        #expect(
+            try MessageContent(kind: "hologram", content: future) == .unsupported(kind: "hologram", content: future))
     }
 
     @Test func jsonValueRoundTripsExactly() throws {
-        let value: JSONValue = ["s": "text", "n": 12.5, "i": 3, "b": false, "null": nil, "a": [1, "two", ["three": 3]]]
+        let value: JSONValue = [
+            "s": "text", "n": 12.5, "i": 3, "b": false, "null": nil, "a": [1, "two", ["three": 3]],
+        ]
         let decoded = try JSONDecoder().decode(JSONValue.self, from: try JSONEncoder().encode(value))
         #expect(decoded == value)
     }
@@ -59,7 +70,9 @@ import Testing
         #expect(Endpoint.history.path(42) == "/v1/conversations/42/messages")
         #expect(Endpoint.getUserByUsername.path("alice") == "/v1/users/by-username/alice")
         #expect(Endpoint.sync.path() == "/v1/sync")
-        #expect(Set(Endpoint.allCases.map { "\($0.method) \($0.path)" }).count == Endpoint.allCases.count, "no two endpoints collide")
+        #expect(
+            Set(Endpoint.allCases.map { "\($0.method) \($0.path)" }).count == Endpoint.allCases.count,
+            "no two endpoints collide")
     }
 
     @Test func errorCodesCarryTheirHTTPStatus() {

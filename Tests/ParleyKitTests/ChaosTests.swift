@@ -15,7 +15,7 @@ import Testing
 extension LiveServerSuites {
     @Suite(.serialized) struct ChaosTests {
         static let environment = ProcessInfo.processInfo.environment
-        static let seed = UInt64(environment["PARLEY_CHAOS_SEED"] ?? "") ?? 20261122
+        static let seed = UInt64(environment["PARLEY_CHAOS_SEED"] ?? "") ?? 20_261_122
         static let messagesPerClient = Int(environment["PARLEY_CHAOS_MESSAGES"] ?? "") ?? 500
 
         @Test func everyMessageArrivesOnceAtEveryMemberDespiteDropsStallsResetsAndARestart() async throws {
@@ -38,7 +38,11 @@ extension LiveServerSuites {
             let directs = [pairA, pairA, pairB, pairB]
             for client in clients { await client.connect() }
             for client in clients {
-                try await eventually { try [group, pairA, pairB].allSatisfy { try client.store.conversation($0) != nil || !belongs(client, $0, group, directs, clients) } }
+                try await eventually {
+                    try [group, pairA, pairB].allSatisfy {
+                        try client.store.conversation($0) != nil || !belongs(client, $0, group, directs, clients)
+                    }
+                }
             }
 
             let participants = clients
@@ -81,7 +85,9 @@ extension LiveServerSuites {
             var conversationsChecked = 0
             let expectedGroup = (0..<Self.messagesPerClient).filter { $0 % 3 != 0 }.count * clients.count
             let expectedDirect = (0..<Self.messagesPerClient).filter { $0 % 3 == 0 }.count * 2
-            for (conversation, members, expected) in [(group, [0, 1, 2, 3], expectedGroup), (pairA, [0, 1], expectedDirect), (pairB, [2, 3], expectedDirect)] {
+            for (conversation, members, expected) in [
+                (group, [0, 1, 2, 3], expectedGroup), (pairA, [0, 1], expectedDirect), (pairB, [2, 3], expectedDirect),
+            ] {
                 let truth = try await serverHistory(conversation, via: clients[members[0]])
                 #expect(truth.map(\.seq) == Array(1...Int64(expected)), "dense seqs on the server")
                 #expect(Set(truth.map { "\($0.senderId)/\($0.clientMsgId)" }).count == expected, "no message twice")
@@ -89,8 +95,10 @@ extension LiveServerSuites {
                     let held = try clients[member].store.allMessages(in: conversation)
                     let missing = Set(truth.map(\.seq)).subtracting(held.map(\.seq)).sorted()
                     let differing = zip(held, truth).filter { $0 != $1 }.count
-                    #expect(missing.isEmpty && differing == 0 && held.count == truth.count,
-                        "\(names[member]) in \(conversation): \(held.count) held, \(truth.count) on the server, missing \(missing.prefix(10)), \(differing) differ")
+                    #expect(
+                        missing.isEmpty && differing == 0 && held.count == truth.count,
+                        "\(names[member]) in \(conversation): \(held.count) held, \(truth.count) on the server, missing \(missing.prefix(10)), \(differing) differ"
+                    )
                     checked += held.count
                 }
                 conversationsChecked += 1
@@ -98,7 +106,8 @@ extension LiveServerSuites {
             for client in clients {
                 let outbox = try client.store.outbox()
                 #expect(outbox.count == Self.messagesPerClient)
-                #expect(outbox.allSatisfy { if case .sent = $0.state { true } else { false } }, "every outbox item sent")
+                #expect(
+                    outbox.allSatisfy { if case .sent = $0.state { true } else { false } }, "every outbox item sent")
             }
             let stats = proxy.statistics
             print(
@@ -113,7 +122,10 @@ extension LiveServerSuites {
 }
 
 /// Whether client `client` is a member of `conversation`.
-private func belongs(_ client: ParleyClient, _ conversation: ConversationID, _ group: ConversationID, _ directs: [ConversationID], _ clients: [ParleyClient]) -> Bool {
+private func belongs(
+    _ client: ParleyClient, _ conversation: ConversationID, _ group: ConversationID, _ directs: [ConversationID],
+    _ clients: [ParleyClient]
+) -> Bool {
     guard let index = clients.firstIndex(where: { $0 === client }) else { return false }
     return conversation == group || directs[index] == conversation
 }

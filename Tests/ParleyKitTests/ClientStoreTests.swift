@@ -1,13 +1,15 @@
 import GRDB
 import ParleyCore
-@testable import ParleyKit
 import ParleyTesting
 import Testing
+
+@testable import ParleyKit
 
 @Suite struct ClientStoreTests {
     func message(_ seq: Int64, in conversation: ConversationID) -> Message {
         Message(
-            id: MessageID(seq), conversationId: conversation, seq: seq, senderId: UserID(2), clientMsgId: "c\(seq)", kind: .text,
+            id: MessageID(seq), conversationId: conversation, seq: seq, senderId: UserID(2), clientMsgId: "c\(seq)",
+            kind: .text,
             content: ["text": .string("m\(seq)")], sentAt: 1_000 + seq)
     }
 
@@ -16,7 +18,8 @@ import Testing
         let id = ConversationID(7)
         try store.saveMessages([message(1, in: id)])
         let staleSummary = ConversationSummary(
-            id: id, kind: .direct, name: nil, peerId: UserID(2), memberCount: 2, maxSeq: 0, readSeq: 0, lastMessage: nil,
+            id: id, kind: .direct, name: nil, peerId: UserID(2), memberCount: 2, maxSeq: 0, readSeq: 0,
+            lastMessage: nil,
             createdAt: 1_000, lastActivityAt: 1_000)
         try store.saveConversation(staleSummary)
         let saved = try #require(try store.conversation(id))
@@ -30,7 +33,9 @@ import Testing
         let store = try ClientStore(path: nil)
         let id = ConversationID(1)
         try store.saveConversation(
-            ConversationSummary(id: id, kind: .group, name: "g", peerId: nil, memberCount: 3, maxSeq: 9, readSeq: 0, lastMessage: nil, createdAt: 0, lastActivityAt: 0))
+            ConversationSummary(
+                id: id, kind: .group, name: "g", peerId: nil, memberCount: 3, maxSeq: 9, readSeq: 0, lastMessage: nil,
+                createdAt: 0, lastActivityAt: 0))
         try store.saveMessages([1, 2, 5, 9].map { message($0, in: id) })
         #expect(try store.holes(in: id, within: 1...9) == [3...4, 6...8])
         try store.deleteLocalMessage(id, seq: 5)
@@ -62,7 +67,8 @@ import Testing
         try store.saveConversation(group)
         #expect(try store.directConversation(withUsername: "bob")?.id == direct.id)
         #expect(try store.directConversation(withUsername: "BOB")?.id == direct.id)
-        #expect(try store.directConversation(withUsername: "carol") == nil, "a known user with no direct conversation yet")
+        #expect(
+            try store.directConversation(withUsername: "carol") == nil, "a known user with no direct conversation yet")
         #expect(try store.directConversation(withUsername: "dave") == nil)
     }
 }

@@ -11,11 +11,14 @@ import Testing
         let connected = Atomic<Int>(0)
     }
 
-    func makeManager(_ transport: ScriptedTransport, _ time: ManualTime, calls: Calls = Calls()) async -> ConnectionManager {
+    func makeManager(_ transport: ScriptedTransport, _ time: ManualTime, calls: Calls = Calls()) async
+        -> ConnectionManager
+    {
         var configuration = ConnectionStateMachine.Configuration()
         configuration.jitter = 0
         let manager = ConnectionManager(
-            url: "ws://test/v1/ws", transport: transport, configuration: configuration, time: time.source, random: { 0.5 },
+            url: "ws://test/v1/ws", transport: transport, configuration: configuration, time: time.source,
+            random: { 0.5 },
             token: { "pat_token" })
         await manager.setHandlers(onPush: { _ in }, onConnected: { calls.connected.add(1, ordering: .relaxed) })
         return manager
@@ -23,7 +26,9 @@ import Testing
 
     /// Opens and authenticates the newest socket.
     func accept(_ transport: ScriptedTransport, socket index: Int) async throws -> ScriptedSocket {
-        try await eventually { transport.sockets.count > index && transport.sockets[index].sent.contains { $0.contains("\"auth\"") } }
+        try await eventually {
+            transport.sockets.count > index && transport.sockets[index].sent.contains { $0.contains("\"auth\"") }
+        }
         let socket = transport.sockets[index]
         socket.serverSends(#"{"type":"ready","id":"auth","payload":{}}"#)
         return socket
@@ -114,7 +119,8 @@ import Testing
         let manager = await makeManager(transport, time)
         await manager.start()
         try await eventually { transport.sockets.first?.sent.isEmpty == false }
-        transport.sockets[0].serverSends(#"{"type":"error","id":"auth","payload":{"code":"invalid_token","message":"no"}}"#)
+        transport.sockets[0].serverSends(
+            #"{"type":"error","id":"auth","payload":{"code":"invalid_token","message":"no"}}"#)
         try await eventually { await manager.status == .offline(reason: .authRejected) }
         await time.advance(by: .seconds(300))
         #expect(transport.attempts == 1)
@@ -128,10 +134,13 @@ import Testing
         await manager.start()
         try await eventually("the reconnect timer is armed") {
             let state = await manager.state
-            return state == .waitingToReconnect(attempt: 3, delay: .milliseconds(500), after: .networkError) && time.sleeperCount == 1
+            return state == .waitingToReconnect(attempt: 3, delay: .milliseconds(500), after: .networkError)
+                && time.sleeperCount == 1
         }
         await time.advance(by: .milliseconds(500))
-        try await eventually { await manager.state == .waitingToReconnect(attempt: 4, delay: .seconds(1), after: .networkError) }
+        try await eventually {
+            await manager.state == .waitingToReconnect(attempt: 4, delay: .seconds(1), after: .networkError)
+        }
         await manager.networkAvailable()
         #expect(time.now == .milliseconds(500))
         try await eventually("retried without waiting the 1 s backoff") { transport.attempts == 4 }
@@ -148,9 +157,13 @@ import Testing
         try await eventually { socket.sent.contains { $0.contains("\"sync\"") } }
         let request = socket.sent.first { $0.contains("\"sync\"") }!
         let id = try JSONDecoder().decode(Frame<SyncRequest>.self, from: Data(request.utf8)).id!
-        socket.serverSends(#"{"type":"result","id":"\#(id)","payload":{"conversations":[],"events":[],"cursor":"c1.0.0","hasMore":false}}"#)
+        socket.serverSends(
+            #"{"type":"result","id":"\#(id)","payload":{"conversations":[],"events":[],"cursor":"c1.0.0","hasMore":false}}"#
+        )
         #expect(try await answer.cursor == "c1.0.0")
-        try await eventually("an answered request leaves no timeout timer behind, only the heartbeat") { time.sleeperCount == 1 }
+        try await eventually("an answered request leaves no timeout timer behind, only the heartbeat") {
+            time.sleeperCount == 1
+        }
 
         let failed = Task { () -> SyncResponse in try await manager.call(.sync, SyncRequest()) }
         try await eventually { socket.sent.filter { $0.contains("\"sync\"") }.count == 2 }

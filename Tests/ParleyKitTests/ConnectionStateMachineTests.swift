@@ -29,17 +29,28 @@ import Testing
 
     @Test func heartbeatPingsAndAPongPostponesTheNextPing() {
         var machine = connected()
-        #expect(machine.heartbeatTick(now: .seconds(20), jitterSample: 0.5) == [.sendPing, .scheduleHeartbeat(.seconds(10))])
+        #expect(
+            machine.heartbeatTick(now: .seconds(20), jitterSample: 0.5) == [
+                .sendPing, .scheduleHeartbeat(.seconds(10)),
+            ])
         #expect(machine.pongReceived(now: .milliseconds(20_500)) == [.scheduleHeartbeat(.milliseconds(19_500))])
-        #expect(machine.heartbeatTick(now: .seconds(40), jitterSample: 0.5) == [.sendPing, .scheduleHeartbeat(.seconds(10))])
+        #expect(
+            machine.heartbeatTick(now: .seconds(40), jitterSample: 0.5) == [
+                .sendPing, .scheduleHeartbeat(.seconds(10)),
+            ])
         #expect(machine.state == .connected)
     }
 
     @Test func missingPongClosesTheSocketAndReconnectsAtOnce() {
         var machine = connected()
         _ = machine.heartbeatTick(now: .seconds(20), jitterSample: 0.5)
-        #expect(machine.heartbeatTick(now: .seconds(25), jitterSample: 0.5) == [.scheduleHeartbeat(.seconds(5))], "still waiting")
-        #expect(machine.heartbeatTick(now: .seconds(30), jitterSample: 0.5) == [.closeSocket, .cancelTimers, .scheduleReconnect(.zero)])
+        #expect(
+            machine.heartbeatTick(now: .seconds(25), jitterSample: 0.5) == [.scheduleHeartbeat(.seconds(5))],
+            "still waiting")
+        #expect(
+            machine.heartbeatTick(now: .seconds(30), jitterSample: 0.5) == [
+                .closeSocket, .cancelTimers, .scheduleReconnect(.zero),
+            ])
         #expect(machine.state == .waitingToReconnect(attempt: 2, delay: .zero, after: .noPong))
         #expect(machine.reconnectTimerFired() == [.openSocket, .scheduleConnectTimeout(.seconds(10))])
     }
@@ -47,7 +58,11 @@ import Testing
     @Test func backoffIsImmediateThenDoublesUpToTheCap() {
         let machine = ConnectionStateMachine(configuration: configuration)
         let delays = (1...10).map { machine.backoff(afterFailures: $0, jitterSample: 0.5) }
-        #expect(delays == [.zero, .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30), .seconds(30), .seconds(30)])
+        #expect(
+            delays == [
+                .zero, .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16),
+                .seconds(30), .seconds(30), .seconds(30),
+            ])
     }
 
     @Test func jitterSpreadsDelaysWithinItsFraction() {
@@ -71,10 +86,12 @@ import Testing
             _ = machine.reconnectTimerFired()
         }
         #expect(delays == [.zero, .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8)])
-        #expect(statuses == [
-            .reconnecting(attempt: 2), .reconnecting(attempt: 3), .reconnecting(attempt: 4), .reconnecting(attempt: 5),
-            .unreachable, .unreachable,
-        ])
+        #expect(
+            statuses == [
+                .reconnecting(attempt: 2), .reconnecting(attempt: 3), .reconnecting(attempt: 4),
+                .reconnecting(attempt: 5),
+                .unreachable, .unreachable,
+            ])
         _ = machine.socketOpened()
         _ = machine.authenticated(now: .zero)
         #expect(ConnectionStatus(machine) == .connected)

@@ -53,7 +53,10 @@ struct Row: Identifiable, Equatable, Sendable {
     @Test func appendsAndUpdatesProduceJustThoseSteps() {
         let old = [Row(id: 1, value: 0), Row(id: 2, value: 0)]
         let new = [Row(id: 1, value: 0), Row(id: 2, value: 1), Row(id: 3, value: 0)]
-        #expect(ListDiff.changes(from: old, to: new) == [.insert(Row(id: 3, value: 0), at: 2), .update(Row(id: 2, value: 1), at: 1)])
+        #expect(
+            ListDiff.changes(from: old, to: new) == [
+                .insert(Row(id: 3, value: 0), at: 2), .update(Row(id: 2, value: 1), at: 1),
+            ])
         #expect(ListDiff.changes(from: new, to: new).isEmpty)
     }
 

@@ -16,7 +16,9 @@ extension LiveServerSuites {
             }
         }
 
-        static func freshSchema() -> String { "m_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased() }
+        static func freshSchema() -> String {
+            "m_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+        }
 
         @Test func threeNodesDeliverEverythingOnceInOrderAndSurviveANodeStopping() async throws {
             let perClient = 150
@@ -51,7 +53,8 @@ extension LiveServerSuites {
                     for (index, client) in participants.enumerated() {
                         tasks.addTask {
                             for number in 0..<perClient {
-                                try await client.send(text: "\(names[index])-\(number)", to: number % 2 == 0 ? group : pairs[index / 2])
+                                try await client.send(
+                                    text: "\(names[index])-\(number)", to: number % 2 == 0 ? group : pairs[index / 2])
                                 queued.increment()
                             }
                         }
@@ -71,7 +74,8 @@ extension LiveServerSuites {
 
             var compared = 0
             let plan: [(ConversationID, [Int], Int)] =
-                [(group, Array(0..<6), perClient / 2 * 6)] + pairs.enumerated().map { ($1, [$0 * 2, $0 * 2 + 1], perClient / 2 * 2) }
+                [(group, Array(0..<6), perClient / 2 * 6)]
+                + pairs.enumerated().map { ($1, [$0 * 2, $0 * 2 + 1], perClient / 2 * 2) }
             for (conversation, members, expected) in plan {
                 let truth = try await serverHistory(conversation, via: clients[members[0]])
                 #expect(truth.map(\.seq) == Array(1...Int64(expected)))
@@ -82,7 +86,9 @@ extension LiveServerSuites {
                     compared += held.count
                 }
             }
-            print("multi-node: 3 nodes on one PostgreSQL, \(names.count * perClient) messages, node 1 stopped mid-run; \(compared) stored messages compared")
+            print(
+                "multi-node: 3 nodes on one PostgreSQL, \(names.count * perClient) messages, node 1 stopped mid-run; \(compared) stored messages compared"
+            )
             for client in clients { await client.disconnect() }
             for proxy in proxies { await proxy.stop() }
             for index in [0, 2] { await nodes[index].stop() }
@@ -115,19 +121,28 @@ extension LiveServerSuites {
             let node = try await Self.node(schema: schema)
             let alice = try makeClient(node.url)
             try await signUp(alice, "alice")
-            let socket = try await NIOWebSocketTransport().open(url: node.url.replacingOccurrences(of: "http", with: "ws") + "/v1/ws")
-            let token = try await alice.api.call(.login, body: LoginRequest(login: "alice", password: "Passw0rd!"), as: TokenResponse.self).accessToken
+            let socket = try await NIOWebSocketTransport().open(
+                url: node.url.replacingOccurrences(of: "http", with: "ws") + "/v1/ws")
+            let token = try await alice.api.call(
+                .login, body: LoginRequest(login: "alice", password: "Passw0rd!"), as: TokenResponse.self
+            ).accessToken
             try await socket.send(#"{"type":"auth","id":"a","payload":{"token":"\#(token)"}}"#)
             var events = socket.events.makeAsyncIterator()
             let ready = await events.next()
-            guard case .text(let text)? = ready, text.contains("ready") else { Issue.record("not ready: \(String(describing: ready))"); return }
+            guard case .text(let text)? = ready, text.contains("ready") else {
+                Issue.record("not ready: \(String(describing: ready))")
+                return
+            }
 
             let terminated = try terminateListeners(schema: schema)
             #expect(terminated == 1, "the node's one LISTEN connection")
             guard terminated > 0 else { return }
             var closeCode: Int?
             while let event = await events.next() {
-                if case .closed(let code) = event { closeCode = code; break }
+                if case .closed(let code) = event {
+                    closeCode = code
+                    break
+                }
             }
             #expect(closeCode == CloseCode.resyncRequired.rawValue)
             try await eventually("the node listens again and serves") {

@@ -20,7 +20,8 @@ func makeClient(
     configuration.sendTimeout = .seconds(600)
     configuration.deviceName = device
     return try ParleyClient(
-        configuration: configuration, store: ClientStore(path: storePath), http: http, realtime: NIOWebSocketTransport())
+        configuration: configuration, store: ClientStore(path: storePath), http: http, realtime: NIOWebSocketTransport()
+    )
 }
 
 func signUp(_ client: ParleyClient, _ username: String) async throws {
@@ -201,7 +202,9 @@ extension LiveServerSuites {
             func open() { lock.withLock { closed = false } }
             var held: Int { lock.withLock { waiting } }
 
-            func perform(method: String, url: String, headers: [String: String], body: Data?) async throws -> (status: Int, body: Data) {
+            func perform(method: String, url: String, headers: [String: String], body: Data?) async throws -> (
+                status: Int, body: Data
+            ) {
                 if url.hasSuffix(Endpoint.sendMessage.path) {
                     lock.withLock { waiting += 1 }
                     while lock.withLock({ closed }) { try await Task.sleep(for: .milliseconds(5)) }

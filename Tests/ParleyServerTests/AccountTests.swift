@@ -8,7 +8,8 @@ import Testing
         try await withServer { api in
             let _: Account = try await api.call(
                 .post, "/v1/accounts",
-                RegisterRequest(username: "Alice", password: "Passw0rd!", email: "Alice@Example.com", phone: "+4915112345678"))
+                RegisterRequest(
+                    username: "Alice", password: "Passw0rd!", email: "Alice@Example.com", phone: "+4915112345678"))
             let byName = try await api.logIn("alice", device: "cli")
             let byEmail = try await api.logIn("alice@example.com", device: "browser")
             let byPhone = try await api.logIn("+4915112345678", device: "iphone")
@@ -43,17 +44,22 @@ import Testing
     @Test func refreshTokenRotatesAndWorksOnce() async throws {
         try await withServer { api in
             _ = try await api.signUp("alice")
-            let first: TokenResponse = try await api.call(.post, "/v1/sessions", LoginRequest(login: "alice", password: "Passw0rd!"))
-            let second: TokenResponse = try await api.call(.post, "/v1/sessions/refresh", RefreshRequest(refreshToken: first.refreshToken))
+            let first: TokenResponse = try await api.call(
+                .post, "/v1/sessions", LoginRequest(login: "alice", password: "Passw0rd!"))
+            let second: TokenResponse = try await api.call(
+                .post, "/v1/sessions/refresh", RefreshRequest(refreshToken: first.refreshToken))
             #expect(second.session.id == first.session.id)
             #expect(second.accessToken != first.accessToken)
             let me: Account = try await api.call(.get, "/v1/me", token: second.accessToken)
             #expect(me.user.username == "alice")
             let replay = try await capture {
-                let _: TokenResponse = try await api.call(.post, "/v1/sessions/refresh", RefreshRequest(refreshToken: first.refreshToken))
+                let _: TokenResponse = try await api.call(
+                    .post, "/v1/sessions/refresh", RefreshRequest(refreshToken: first.refreshToken))
             }
             #expect(replay?.error.code == .invalidToken)
-            let oldAccess = try await capture { let _: Account = try await api.call(.get, "/v1/me", token: first.accessToken) }
+            let oldAccess = try await capture {
+                let _: Account = try await api.call(.get, "/v1/me", token: first.accessToken)
+            }
             #expect(oldAccess?.error.code == .invalidToken)
         }
     }
@@ -63,14 +69,16 @@ import Testing
             let phone = try await api.signUp("alice")
             let laptop = try await api.logIn("alice", device: "laptop")
             let socket = try await LiveSocket.connect(api.webSocketURL, token: laptop.token)
-            let updated: Account = try await api.call(.patch, "/v1/me", ProfileUpdate(nickname: "Ali", signature: "Hello 👋"), token: phone.token)
+            let updated: Account = try await api.call(
+                .patch, "/v1/me", ProfileUpdate(nickname: "Ali", signature: "Hello 👋"), token: phone.token)
             #expect(updated.user.nickname == "Ali")
             #expect(updated.user.signature == "Hello 👋")
             let event = try await socket.waitFor { $0.type == "event" }
             #expect(try event.payload(UserEvent.self).account?.user.nickname == "Ali")
 
             let tooLong = try await capture {
-                let _: Account = try await api.call(.patch, "/v1/me", ProfileUpdate(signature: String(repeating: "s", count: 141)), token: phone.token)
+                let _: Account = try await api.call(
+                    .patch, "/v1/me", ProfileUpdate(signature: String(repeating: "s", count: 141)), token: phone.token)
             }
             #expect(tooLong?.error.code == .signatureInvalid)
             let me: Account = try await api.call(.get, "/v1/me", token: phone.token)

@@ -13,11 +13,36 @@ import Testing
             _ = try await api.sendText("secret", to: conversation, as: alice)
 
             let attempts: [(String, () async throws -> Void)] = [
-                ("history", { let _: HistoryPage = try await api.call(.get, "/v1/conversations/\(conversation)/messages", token: eve.token) }),
-                ("detail", { let _: ConversationDetail = try await api.call(.get, "/v1/conversations/\(conversation)", token: eve.token) }),
+                (
+                    "history",
+                    {
+                        let _: HistoryPage = try await api.call(
+                            .get, "/v1/conversations/\(conversation)/messages", token: eve.token)
+                    }
+                ),
+                (
+                    "detail",
+                    {
+                        let _: ConversationDetail = try await api.call(
+                            .get, "/v1/conversations/\(conversation)", token: eve.token)
+                    }
+                ),
                 ("send", { _ = try await api.sendText("let me in", to: conversation, as: eve) }),
-                ("read", { let _: ReadReceipt = try await api.call(.post, "/v1/conversations/\(conversation)/read", ReadRequest(seq: 1), token: eve.token) }),
-                ("add", { let _: ConversationDetail = try await api.call(.post, "/v1/conversations/\(conversation)/members", AddMembersRequest(userIds: [eve.id]), token: eve.token) }),
+                (
+                    "read",
+                    {
+                        let _: ReadReceipt = try await api.call(
+                            .post, "/v1/conversations/\(conversation)/read", ReadRequest(seq: 1), token: eve.token)
+                    }
+                ),
+                (
+                    "add",
+                    {
+                        let _: ConversationDetail = try await api.call(
+                            .post, "/v1/conversations/\(conversation)/members", AddMembersRequest(userIds: [eve.id]),
+                            token: eve.token)
+                    }
+                ),
             ]
             for (name, attempt) in attempts {
                 let failure = try await capture(attempt)
@@ -26,7 +51,8 @@ import Testing
             }
 
             let socket = try await LiveSocket.connect(api.webSocketURL, token: eve.token)
-            let answer = try await socket.request(.send, SendMessageRequest.text("ws too", to: conversation, clientMsgId: "e1"))
+            let answer = try await socket.request(
+                .send, SendMessageRequest.text("ws too", to: conversation, clientMsgId: "e1"))
             #expect(answer.type == "error")
             #expect(try answer.payload(ParleyError.self).code == .notAMember)
             let history: HistoryPage? = try? await socket.call(.history, HistoryQuery(conversationId: conversation))
@@ -49,7 +75,9 @@ import Testing
 
             let _: EmptyBody = try await api.call(.delete, "/v1/sessions/\(laptop.sessionId)", token: phone.token)
             #expect(try await laptopSocket.waitForClose() == CloseCode.sessionRevoked.rawValue)
-            let rejected = try await capture { let _: Account = try await api.call(.get, "/v1/me", token: laptop.token) }
+            let rejected = try await capture {
+                let _: Account = try await api.call(.get, "/v1/me", token: laptop.token)
+            }
             #expect(rejected?.status == 401)
             #expect(rejected?.error.code == .invalidToken)
             await #expect(throws: (any Error).self, "a revoked token cannot authenticate a new socket") {
@@ -59,7 +87,9 @@ import Testing
             let phoneSocket = try await LiveSocket.connect(api.webSocketURL, token: phone.token)
             let _: EmptyBody = try await api.call(.delete, "/v1/session", token: phone.token)
             #expect(try await phoneSocket.waitForClose() == CloseCode.sessionRevoked.rawValue)
-            let afterLogout = try await capture { let _: Account = try await api.call(.get, "/v1/me", token: phone.token) }
+            let afterLogout = try await capture {
+                let _: Account = try await api.call(.get, "/v1/me", token: phone.token)
+            }
             #expect(afterLogout?.error.code == .invalidToken)
         }
     }

@@ -12,7 +12,10 @@ import Testing
                 ("{\"username\": \"alice\", \"password\": \"Passw0rd!\", \"nickame\": \"Al\"}", 400, .unknownField),
                 ("{\"username\": \"alice\"}", 400, .missingField),
                 ("{\"username\": 42, \"password\": \"Passw0rd!\"}", 400, .invalidField),
-                ("{\"username\": \"alice\", \"password\": \"\(String(repeating: "x", count: 140_000))\"}", 413, .payloadTooLarge),
+                (
+                    "{\"username\": \"alice\", \"password\": \"\(String(repeating: "x", count: 140_000))\"}", 413,
+                    .payloadTooLarge
+                ),
             ]
             for (body, status, code) in cases {
                 let response = try await api.raw(.post, "/v1/accounts", body: body)
@@ -57,7 +60,8 @@ import Testing
                 (RegisterRequest(username: "bob", password: "Passw0rd!", email: "b@example.com"), .usernameTaken),
             ] {
                 if code == .usernameTaken, request.username == "bob" {
-                    let _: Account = try await api.call(.post, "/v1/accounts", RegisterRequest(username: "bob", password: "Passw0rd!"))
+                    let _: Account = try await api.call(
+                        .post, "/v1/accounts", RegisterRequest(username: "bob", password: "Passw0rd!"))
                 }
                 let failure = try await capture { let _: Account = try await api.call(.post, "/v1/accounts", request) }
                 #expect(failure?.status == 409)
@@ -72,25 +76,58 @@ import Testing
             let bob = try await api.signUp("bob")
             let conversation = try await api.createGroup("kinds", by: alice, with: [bob])
             let bad: [(SendMessageRequest, ErrorCode)] = [
-                (SendMessageRequest(conversationId: conversation, clientMsgId: "e1", kind: .text, content: .object(["text": "  "])), .messageInvalid),
-                (SendMessageRequest(conversationId: conversation, clientMsgId: "e2", kind: .text, content: .string("hi")), .messageInvalid),
-                (SendMessageRequest(conversationId: conversation, clientMsgId: "e3", kind: .system, content: .object(["event": "x"])), .messageInvalid),
-                (SendMessageRequest(conversationId: conversation, clientMsgId: "e4", kind: .image, content: .object(["fileId": "f"])), .messageInvalid),
-                (SendMessageRequest(conversationId: conversation, clientMsgId: "", kind: .text, content: .object(["text": "x"])), .invalidField),
+                (
+                    SendMessageRequest(
+                        conversationId: conversation, clientMsgId: "e1", kind: .text, content: .object(["text": "  "])),
+                    .messageInvalid
+                ),
+                (
+                    SendMessageRequest(
+                        conversationId: conversation, clientMsgId: "e2", kind: .text, content: .string("hi")),
+                    .messageInvalid
+                ),
+                (
+                    SendMessageRequest(
+                        conversationId: conversation, clientMsgId: "e3", kind: .system, content: .object(["event": "x"])
+                    ), .messageInvalid
+                ),
+                (
+                    SendMessageRequest(
+                        conversationId: conversation, clientMsgId: "e4", kind: .image, content: .object(["fileId": "f"])
+                    ), .messageInvalid
+                ),
+                (
+                    SendMessageRequest(
+                        conversationId: conversation, clientMsgId: "", kind: .text, content: .object(["text": "x"])),
+                    .invalidField
+                ),
                 (SendMessageRequest(clientMsgId: "e6", kind: .text, content: .object(["text": "x"])), .invalidField),
-                (SendMessageRequest(conversationId: conversation, clientMsgId: "e7", kind: "Bad Kind", content: .object([:])), .messageInvalid),
-                (SendMessageRequest(conversationId: conversation, clientMsgId: "e8", kind: .text,
-                    content: .object(["text": .string(String(repeating: "x", count: Limits.maxTextLength + 1))])), .messageInvalid),
+                (
+                    SendMessageRequest(
+                        conversationId: conversation, clientMsgId: "e7", kind: "Bad Kind", content: .object([:])),
+                    .messageInvalid
+                ),
+                (
+                    SendMessageRequest(
+                        conversationId: conversation, clientMsgId: "e8", kind: .text,
+                        content: .object(["text": .string(String(repeating: "x", count: Limits.maxTextLength + 1))])),
+                    .messageInvalid
+                ),
             ]
             for (request, code) in bad {
-                let failure = try await capture { let _: SendMessageResponse = try await api.call(.post, "/v1/messages", request, token: alice.token) }
+                let failure = try await capture {
+                    let _: SendMessageResponse = try await api.call(.post, "/v1/messages", request, token: alice.token)
+                }
                 #expect(failure?.error.code == code, "\(request.clientMsgId) \(request.kind)")
             }
             #expect(try await api.fullHistory(of: conversation, as: alice).isEmpty)
 
-            let future: JSONValue = .object(["question": "Lunch?", "options": .array(["noodles", "pizza"]), "multi": .bool(false), "n": .number(2)])
+            let future: JSONValue = .object([
+                "question": "Lunch?", "options": .array(["noodles", "pizza"]), "multi": .bool(false), "n": .number(2),
+            ])
             let poll: SendMessageResponse = try await api.call(
-                .post, "/v1/messages", SendMessageRequest(conversationId: conversation, clientMsgId: "poll-1", kind: "poll", content: future),
+                .post, "/v1/messages",
+                SendMessageRequest(conversationId: conversation, clientMsgId: "poll-1", kind: "poll", content: future),
                 token: alice.token)
             let stored = try await api.fullHistory(of: conversation, as: bob)
             #expect(stored.map(\.kind) == ["poll"])

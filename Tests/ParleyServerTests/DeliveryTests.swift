@@ -1,7 +1,7 @@
 import Foundation
 import ParleyCore
-import Synchronization
 import ParleyTesting
+import Synchronization
 import Testing
 
 /// The delivery promise: every message once, in seq order, across transports, concurrency,
@@ -43,7 +43,9 @@ import Testing
             await #expect(throws: APIFailure.self) {
                 _ = try await api.sendText("hello", to: second, as: alice, clientMsgId: "id-1")
             }
-            let failure = try await capture { _ = try await api.sendText("hello", to: second, as: alice, clientMsgId: "id-1") }
+            let failure = try await capture {
+                _ = try await api.sendText("hello", to: second, as: alice, clientMsgId: "id-1")
+            }
             #expect(failure?.status == 409)
             #expect(failure?.error.code == .clientMessageIDReused)
             #expect(try await api.fullHistory(of: second, as: alice).isEmpty)
@@ -60,7 +62,8 @@ import Testing
                 token: alice.token)
             let reply: SendMessageResponse = try await api.call(
                 .post, "/v1/messages",
-                SendMessageRequest(toUserId: alice.id, clientMsgId: "b1", kind: .text, content: .object(["text": "hey"])),
+                SendMessageRequest(
+                    toUserId: alice.id, clientMsgId: "b1", kind: .text, content: .object(["text": "hey"])),
                 token: bob.token)
             let opened: ConversationDetail = try await api.call(
                 .post, "/v1/conversations/direct", OpenDirectRequest(userId: bob.id), token: alice.token)
@@ -86,7 +89,9 @@ import Testing
                         let socket = try await LiveSocket.connect(api.webSocketURL, token: user.token)
                         for number in 0..<perSender {
                             let _: SendMessageResponse = try await socket.call(
-                                .send, SendMessageRequest.text("\(index)-\(number)", to: conversation, clientMsgId: "s\(index)-\(number)"))
+                                .send,
+                                SendMessageRequest.text(
+                                    "\(index)-\(number)", to: conversation, clientMsgId: "s\(index)-\(number)"))
                         }
                         await socket.close()
                     }
@@ -128,7 +133,9 @@ import Testing
                             let socket = try await LiveSocket.connect(api.webSocketURL, token: sender.token)
                             for number in 0..<(total / 2) {
                                 let _: SendMessageResponse = try await socket.call(
-                                    .send, SendMessageRequest.text("m\(number)", to: target, clientMsgId: "\(sender.username)-\(number)"))
+                                    .send,
+                                    SendMessageRequest.text(
+                                        "m\(number)", to: target, clientMsgId: "\(sender.username)-\(number)"))
                                 sent.increment()
                                 try await Task.sleep(for: .microseconds(300))
                             }
@@ -205,22 +212,28 @@ import Testing
             let laptop = try await LiveSocket.connect(api.webSocketURL, token: aliceLaptop.token)
             let bobSocket = try await LiveSocket.connect(api.webSocketURL, token: bob.token)
 
-            let sent: SendMessageResponse = try await phone.call(.send, SendMessageRequest.text("from my phone", to: conversation, clientMsgId: "p1"))
+            let sent: SendMessageResponse = try await phone.call(
+                .send, SendMessageRequest.text("from my phone", to: conversation, clientMsgId: "p1"))
             let onLaptop = try await laptop.waitFor { $0.type == "message" }
             let onBob = try await bobSocket.waitFor { $0.type == "message" }
             #expect(try onLaptop.payload(Message.self) == sent.message)
             #expect(try onBob.payload(Message.self) == sent.message)
             try await Task.sleep(for: .milliseconds(50))
-            #expect(!phone.received.contains { $0.type == "message" }, "the sending device has the ack, not a second copy")
+            #expect(
+                !phone.received.contains { $0.type == "message" }, "the sending device has the ack, not a second copy")
 
-            let receipt: ReadReceipt = try await bobSocket.call(.read, ReadRequest(conversationId: conversation, seq: 1))
+            let receipt: ReadReceipt = try await bobSocket.call(
+                .read, ReadRequest(conversationId: conversation, seq: 1))
             #expect(receipt.seq == 1)
             let seenByAlice = try await laptop.waitFor { $0.type == "receipt" }
-            #expect(try seenByAlice.payload(ReadReceipt.self) == ReadReceipt(conversationId: conversation, userId: bob.id, seq: 1))
+            #expect(
+                try seenByAlice.payload(ReadReceipt.self)
+                    == ReadReceipt(conversationId: conversation, userId: bob.id, seq: 1))
             let ownEvent = try await bobSocket.waitFor { $0.type == "event" && $0.text.contains("read.moved") }
             #expect(try ownEvent.payload(UserEvent.self).readSeq == 1)
 
-            let bobView: ConversationDetail = try await api.call(.get, "/v1/conversations/\(conversation)", token: bob.token)
+            let bobView: ConversationDetail = try await api.call(
+                .get, "/v1/conversations/\(conversation)", token: bob.token)
             #expect(bobView.conversation.unreadCount == 0)
             for socket in [phone, laptop, bobSocket] { await socket.close() }
         }

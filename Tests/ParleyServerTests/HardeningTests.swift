@@ -12,7 +12,8 @@ import Testing
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<20 {
                     group.addTask {
-                        try await api.raw(.post, "/v1/sessions", body: #"{"login":"alice","password":"Wr0ng-guess"}"#).status
+                        try await api.raw(.post, "/v1/sessions", body: #"{"login":"alice","password":"Wr0ng-guess"}"#)
+                            .status
                     }
                 }
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
@@ -31,12 +32,14 @@ import Testing
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<12 {
                     group.addTask {
-                        try await api.raw(.post, "/v1/sessions", body: #"{"login":"alice","password":"Passw0rd!"}"#).status
+                        try await api.raw(.post, "/v1/sessions", body: #"{"login":"alice","password":"Passw0rd!"}"#)
+                            .status
                     }
                 }
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
-            #expect(statuses == Array(repeating: 201, count: 12), "more logins in flight than the limit are not failures")
+            #expect(
+                statuses == Array(repeating: 201, count: 12), "more logins in flight than the limit are not failures")
         }
     }
 
@@ -44,13 +47,16 @@ import Testing
         try await withServer { api in
             let _: Account = try await api.call(
                 .post, "/v1/accounts",
-                RegisterRequest(username: "alice", password: "Passw0rd!", email: "alice@example.com", phone: "+4915112345678"))
+                RegisterRequest(
+                    username: "alice", password: "Passw0rd!", email: "alice@example.com", phone: "+4915112345678"))
             for login in ["alice", "ALICE", "alice@example.com", "+4915112345678", "Alice@Example.com"] {
-                let wrong = try await api.raw(.post, "/v1/sessions", body: #"{"login":"\#(login)","password":"Wr0ng-guess"}"#)
+                let wrong = try await api.raw(
+                    .post, "/v1/sessions", body: #"{"login":"\#(login)","password":"Wr0ng-guess"}"#)
                 #expect(wrong.status == 401, "\(login)")
             }
             for login in ["alice", "alice@example.com", "+4915112345678"] {
-                let right = try await api.raw(.post, "/v1/sessions", body: #"{"login":"\#(login)","password":"Passw0rd!"}"#)
+                let right = try await api.raw(
+                    .post, "/v1/sessions", body: #"{"login":"\#(login)","password":"Passw0rd!"}"#)
                 #expect(right.status == 429, "\(login)")
                 #expect(try decodeJSON(ErrorBody.self, right.body).error.code == .tooManyAttempts)
             }
@@ -61,7 +67,8 @@ import Testing
         try await withServer(configure: { $0.maxFailedLoginsPerIP = 3 }) { api in
             _ = try await api.signUp("alice")
             for name in ["bob", "carol", "dave"] {
-                let wrong = try await api.raw(.post, "/v1/sessions", body: #"{"login":"\#(name)","password":"Wr0ng-guess"}"#)
+                let wrong = try await api.raw(
+                    .post, "/v1/sessions", body: #"{"login":"\#(name)","password":"Wr0ng-guess"}"#)
                 #expect(wrong.status == 401)
             }
             let refused = try await api.raw(.post, "/v1/sessions", body: #"{"login":"alice","password":"Passw0rd!"}"#)
@@ -89,9 +96,11 @@ import Testing
     @Test func aKelvinSignIsNotTheLetterK() async throws {
         try await withServer { api in
             _ = try await api.signUp("kate")
-            let kelvin = try await api.raw(.post, "/v1/sessions", body: #"{"login":"\u212Aate","password":"Passw0rd!"}"#)
+            let kelvin = try await api.raw(
+                .post, "/v1/sessions", body: #"{"login":"\u212Aate","password":"Passw0rd!"}"#)
             #expect(kelvin.status == 401)
-            let registered = try await api.raw(.post, "/v1/accounts", body: #"{"username":"\u212Aate","password":"Passw0rd!"}"#)
+            let registered = try await api.raw(
+                .post, "/v1/accounts", body: #"{"username":"\u212Aate","password":"Passw0rd!"}"#)
             #expect(try decodeJSON(ErrorBody.self, registered.body).error.code == .usernameInvalid)
         }
     }
@@ -102,16 +111,20 @@ import Testing
             let first: TokenResponse = try await api.call(
                 .post, "/v1/sessions", LoginRequest(login: "alice", password: "Passw0rd!", device: "phone"))
             let socket = try await LiveSocket.connect(api.webSocketURL, token: first.accessToken)
-            let second: TokenResponse = try await api.call(.post, "/v1/sessions/refresh", RefreshRequest(refreshToken: first.refreshToken))
+            let second: TokenResponse = try await api.call(
+                .post, "/v1/sessions/refresh", RefreshRequest(refreshToken: first.refreshToken))
             let replay = try await capture {
-                let _: TokenResponse = try await api.call(.post, "/v1/sessions/refresh", RefreshRequest(refreshToken: first.refreshToken))
+                let _: TokenResponse = try await api.call(
+                    .post, "/v1/sessions/refresh", RefreshRequest(refreshToken: first.refreshToken))
             }
             #expect(replay?.error.code == .invalidToken)
             #expect(try await socket.waitForClose() == CloseCode.sessionRevoked.rawValue)
             let rotatedAway = try await capture {
-                let _: TokenResponse = try await api.call(.post, "/v1/sessions/refresh", RefreshRequest(refreshToken: second.refreshToken))
+                let _: TokenResponse = try await api.call(
+                    .post, "/v1/sessions/refresh", RefreshRequest(refreshToken: second.refreshToken))
             }
-            #expect(rotatedAway?.error.code == .invalidToken, "the thief's (or owner's) newer token died with the session")
+            #expect(
+                rotatedAway?.error.code == .invalidToken, "the thief's (or owner's) newer token died with the session")
             let me = try await api.raw(.get, "/v1/me", token: second.accessToken)
             #expect(me.status == 401)
         }
@@ -239,8 +252,10 @@ import Testing
             let alice = try await api.signUp("alice")
             let socket = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
             for body in [
-                #"{"login":"alice","password":"Passw0rd!",}"#, #"{"login":"bob","login":"alice","password":"Passw0rd!"}"#,
-                #"{"login":"alice","password":"Passw0rd!"} x"#, #"{"login":"alice","password":"Passw0rd!","device":01}"#,
+                #"{"login":"alice","password":"Passw0rd!",}"#,
+                #"{"login":"bob","login":"alice","password":"Passw0rd!"}"#,
+                #"{"login":"alice","password":"Passw0rd!"} x"#,
+                #"{"login":"alice","password":"Passw0rd!","device":01}"#,
             ] {
                 let http = try await api.raw(.post, "/v1/sessions", body: body)
                 #expect(http.status == 400, "\(body)")
@@ -262,11 +277,13 @@ import Testing
             let group = try await api.createGroup("g", by: alice, with: [])
             let socket = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
             for value in ["1.5", "9223372036854775808", "1e30"] {
-                let http = try await api.raw(.post, "/v1/conversations/\(group)/read", body: #"{"seq":\#(value)}"#, token: alice.token)
+                let http = try await api.raw(
+                    .post, "/v1/conversations/\(group)/read", body: #"{"seq":\#(value)}"#, token: alice.token)
                 let httpError = try decodeJSON(ErrorBody.self, http.body).error
                 #expect(httpError.code == .invalidField, "\(value)")
                 #expect(httpError.message.contains("'seq'"), "\(httpError.message)")
-                socket.sendRaw(#"{"type":"read","id":"r\#(value)","payload":{"conversationId":\#(group),"seq":\#(value)}}"#)
+                socket.sendRaw(
+                    #"{"type":"read","id":"r\#(value)","payload":{"conversationId":\#(group),"seq":\#(value)}}"#)
                 let frameError = try await socket.waitFor { $0.id == "r\(value)" }.payload(ParleyError.self)
                 #expect(frameError.code == .invalidField, "\(value)")
                 #expect(frameError.message.contains("'payload.seq'"), "\(frameError.message)")
@@ -286,7 +303,8 @@ import Testing
             let numbers = ["9007199254740993", "123456789012345678901234567890", "0.1", "-2.5e-7", "1e100"]
             let content = numbers.enumerated().map { #""n\#($0)":\#($1)"# }.joined(separator: ",")
             let sent = try await api.raw(
-                .post, "/v1/messages", body: #"{"conversationId":\#(group),"clientMsgId":"n1","kind":"poll.v2","content":{\#(content)}}"#,
+                .post, "/v1/messages",
+                body: #"{"conversationId":\#(group),"clientMsgId":"n1","kind":"poll.v2","content":{\#(content)}}"#,
                 token: alice.token)
             #expect(sent.status == 200 || sent.status == 201, "\(sent.body)")
             let history = try await api.raw(.get, "/v1/conversations/\(group)/messages", token: alice.token)
@@ -298,7 +316,8 @@ import Testing
             #expect(history.body.contains("123456789012345678901234567890"))
             let tooPrecise = try await api.raw(
                 .post, "/v1/messages",
-                body: #"{"conversationId":\#(group),"clientMsgId":"n2","kind":"poll.v2","content":{"n":1234567890123456789012345678901234567890}}"#,
+                body:
+                    #"{"conversationId":\#(group),"clientMsgId":"n2","kind":"poll.v2","content":{"n":1234567890123456789012345678901234567890}}"#,
                 token: alice.token)
             #expect(try decodeJSON(ErrorBody.self, tooPrecise.body).error.code == .invalidJSON, "refused, not rounded")
         }
@@ -312,8 +331,16 @@ import Testing
                 ("/v1/conversations", #"{"name":"before\u0000after","memberIds":[]}"#, .invalidField),
                 ("/v1/conversations", #"{"name":"bell\u0007","memberIds":[]}"#, .invalidField),
                 ("/v1/sessions", #"{"login":"alice","password":"Passw0rd!","device":"pho\u0000ne"}"#, .invalidField),
-                ("/v1/messages", #"{"conversationId":\#(group),"clientMsgId":"c1","kind":"text","content":{"text":"a\u0000b"}}"#, .messageInvalid),
-                ("/v1/messages", #"{"conversationId":\#(group),"clientMsgId":"c2","kind":"text","content":{"text":"a\u001bb"}}"#, .messageInvalid),
+                (
+                    "/v1/messages",
+                    #"{"conversationId":\#(group),"clientMsgId":"c1","kind":"text","content":{"text":"a\u0000b"}}"#,
+                    .messageInvalid
+                ),
+                (
+                    "/v1/messages",
+                    #"{"conversationId":\#(group),"clientMsgId":"c2","kind":"text","content":{"text":"a\u001bb"}}"#,
+                    .messageInvalid
+                ),
             ]
             for (path, body, code) in cases {
                 let response = try await api.raw(.post, path, body: body, token: alice.token)
@@ -333,15 +360,24 @@ import Testing
             let socket = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
             for (name, unit) in [("CJK", "汉"), ("emoji", "😀")] {
                 let fits: SendMessageResponse = try await socket.call(
-                    .send, SendMessageRequest.text(String(repeating: unit, count: Limits.maxTextLength), to: group, clientMsgId: "fit-\(name)"))
-                #expect(fits.message.content.objectValue?["text"]?.stringValue?.unicodeScalars.count == Limits.maxTextLength)
+                    .send,
+                    SendMessageRequest.text(
+                        String(repeating: unit, count: Limits.maxTextLength), to: group, clientMsgId: "fit-\(name)"))
+                #expect(
+                    fits.message.content.objectValue?["text"]?.stringValue?.unicodeScalars.count == Limits.maxTextLength
+                )
                 let over = try await socket.request(
-                    .send, SendMessageRequest.text(String(repeating: unit, count: Limits.maxTextLength + 1), to: group, clientMsgId: "over-\(name)"))
+                    .send,
+                    SendMessageRequest.text(
+                        String(repeating: unit, count: Limits.maxTextLength + 1), to: group, clientMsgId: "over-\(name)"
+                    ))
                 #expect(try over.payload(ParleyError.self).code == .messageInvalid, "\(name)")
             }
             // A client that escapes every character (\uD83D\uDE00, 12 bytes each) still fits.
             let escaped = String(repeating: #"\uD83D\uDE00"#, count: Limits.maxTextLength)
-            socket.sendRaw(#"{"type":"send","id":"esc","payload":{"conversationId":\#(group),"clientMsgId":"esc","kind":"text","content":{"text":"\#(escaped)"}}}"#)
+            socket.sendRaw(
+                #"{"type":"send","id":"esc","payload":{"conversationId":\#(group),"clientMsgId":"esc","kind":"text","content":{"text":"\#(escaped)"}}}"#
+            )
             let answer = try await socket.waitFor { $0.id == "esc" }
             #expect(answer.type == "result", "\(answer.text.prefix(200))")
             await socket.close()
@@ -390,7 +426,8 @@ import Testing
             let alice = try await api.signUp("alice")
             let group = try await api.createGroup("g", by: alice, with: [])
             let socket = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
-            let frame = #"{"type":"send","id":"u","payload":{"conversationId":\#(group),"clientMsgId":"u1","kind":"text","content":{"text":"bad "#
+            let frame =
+                #"{"type":"send","id":"u","payload":{"conversationId":\#(group),"clientMsgId":"u1","kind":"text","content":{"text":"bad "#
             socket.sendTextBytes(Array(frame.utf8) + [0xFF, 0xFE] + Array(#""}}}"#.utf8))
             let code = try await socket.waitForClose()
             #expect(code == 1007, "\(String(describing: code))")
@@ -413,7 +450,12 @@ import Testing
             let text = String(repeating: "汉", count: Limits.maxTextLength)  // 24 KB a message
             for index in 0..<400 {
                 sender.sendRaw(
-                    String(decoding: try JSONEncoder().encode(Frame(.send, id: "s\(index)", payload: SendMessageRequest.text(text, to: group, clientMsgId: "f\(index)"))), as: UTF8.self))
+                    String(
+                        decoding: try JSONEncoder().encode(
+                            Frame(
+                                .send, id: "s\(index)",
+                                payload: SendMessageRequest.text(text, to: group, clientMsgId: "f\(index)"))),
+                        as: UTF8.self))
             }
             _ = try await sender.waitFor(timeout: .seconds(120)) { $0.id == "s399" }
             let clock = ContinuousClock()

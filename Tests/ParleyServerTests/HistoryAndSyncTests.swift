@@ -26,9 +26,13 @@ import Testing
             let hole: HistoryPage = try await api.call(.get, "\(base)?after=9&before=13", token: bob.token)
             #expect(hole.messages.map(\.seq) == [10, 11, 12])
 
-            let tooBig = try await capture { let _: HistoryPage = try await api.call(.get, "\(base)?limit=1000", token: bob.token) }
+            let tooBig = try await capture {
+                let _: HistoryPage = try await api.call(.get, "\(base)?limit=1000", token: bob.token)
+            }
             #expect(tooBig?.error.code == .invalidField)
-            let notANumber = try await capture { let _: HistoryPage = try await api.call(.get, "\(base)?before=x", token: bob.token) }
+            let notANumber = try await capture {
+                let _: HistoryPage = try await api.call(.get, "\(base)?before=x", token: bob.token)
+            }
             #expect(notANumber?.error.code == .invalidField)
         }
     }
@@ -63,7 +67,8 @@ import Testing
             _ = try await api.sendText("news", to: conversations[4], as: alice)
             let dave = try await api.signUp("dave")
             let _: ConversationDetail = try await api.call(
-                .post, "/v1/conversations/\(conversations[2])/members", AddMembersRequest(userIds: [dave.id]), token: alice.token)
+                .post, "/v1/conversations/\(conversations[2])/members", AddMembersRequest(userIds: [dave.id]),
+                token: alice.token)
             let changes: SyncResponse = try await api.call(.get, "/v1/sync?cursor=\(cursor!)", token: bob.token)
             #expect(Set(changes.conversations.map(\.id)) == [conversations[4], conversations[2]])
             #expect(changes.events.map(\.type) == [.membersAdded])
@@ -73,7 +78,9 @@ import Testing
             let again: SyncResponse = try await api.call(.get, "/v1/sync?cursor=\(changes.cursor)", token: bob.token)
             #expect(again.conversations.isEmpty && again.events.isEmpty)
 
-            let forged = try await capture { let _: SyncResponse = try await api.call(.get, "/v1/sync?cursor=garbage", token: bob.token) }
+            let forged = try await capture {
+                let _: SyncResponse = try await api.call(.get, "/v1/sync?cursor=garbage", token: bob.token)
+            }
             #expect(forged?.error.code == .invalidCursor)
         }
     }
@@ -91,7 +98,8 @@ import Testing
             #expect(back.seq == 3)
             let beyond: ReadReceipt = try await api.call(.post, path, ReadRequest(seq: 99), token: bob.token)
             #expect(beyond.seq == 5)
-            let detail: ConversationDetail = try await api.call(.get, "/v1/conversations/\(conversation)", token: alice.token)
+            let detail: ConversationDetail = try await api.call(
+                .get, "/v1/conversations/\(conversation)", token: alice.token)
             #expect(detail.members.first { $0.userId == bob.id }?.readSeq == 5)
             #expect(detail.members.first { $0.userId == alice.id }?.role == .owner)
         }

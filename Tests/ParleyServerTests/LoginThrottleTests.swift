@@ -1,7 +1,8 @@
 import ParleyCore
-@testable import ParleyServer
 import Synchronization
 import Testing
+
+@testable import ParleyServer
 
 /// The lockout's arithmetic, on a clock the test moves.
 @Suite struct LoginThrottleTests {
@@ -11,14 +12,18 @@ import Testing
         func advance(_ milliseconds: Int64) { time.withLock { $0 += milliseconds } }
     }
 
-    func attempt(_ throttle: LoginThrottle, _ account: String, ip: String = "10.0.0.1", _ outcome: LoginThrottle.Outcome, clock: TestClock)
+    func attempt(
+        _ throttle: LoginThrottle, _ account: String, ip: String = "10.0.0.1", _ outcome: LoginThrottle.Outcome,
+        clock: TestClock
+    )
         async throws
     {
         let reserved = try await throttle.begin(account: account, ip: ip, clock: clock.wallClock)
         throttle.finish(reserved, outcome, now: clock.wallClock.now())
     }
 
-    func isLocked(_ throttle: LoginThrottle, _ account: String, ip: String = "10.0.0.1", clock: TestClock) async -> Bool {
+    func isLocked(_ throttle: LoginThrottle, _ account: String, ip: String = "10.0.0.1", clock: TestClock) async -> Bool
+    {
         do {
             let reserved = try await throttle.begin(account: account, ip: ip, clock: clock.wallClock)
             throttle.finish(reserved, .abandoned, now: clock.wallClock.now())
@@ -53,7 +58,8 @@ import Testing
                 try await attempt(throttle, "login:guess\(index)", .failed, clock: clock)
             }
         }
-        #expect(await isLocked(limited, "user:7", clock: clock), "the attacker's own successes did not wash the address")
+        #expect(
+            await isLocked(limited, "user:7", clock: clock), "the attacker's own successes did not wash the address")
         #expect(await !isLocked(limited, "user:7", ip: "10.0.0.2", clock: clock))
         #expect(await !isLocked(unlimited, "user:7", clock: clock), "0 turns the per-address limit off")
     }

@@ -7,7 +7,8 @@ import Testing
 /// The hand-written push and ack frames decode as the frame types clients read them as.
 struct MessageFramesTests {
     let message = Message(
-        id: MessageID(9), conversationId: ConversationID(3), seq: 12, senderId: UserID(5), clientMsgId: "c-1", kind: .text,
+        id: MessageID(9), conversationId: ConversationID(3), seq: 12, senderId: UserID(5), clientMsgId: "c-1",
+        kind: .text,
         content: ["text": "hello \"world\"\n", "mentions": [5]], sentAt: 1_795_000_000_123)
 
     @Test func pushDecodesAsAMessageFrame() throws {

@@ -1,8 +1,9 @@
 import Foundation
 import ParleyCore
 import ParleyStoreSQLite
-@testable import ParleyServer
 import Testing
+
+@testable import ParleyServer
 
 /// The OpenAPI document describes exactly the routes the server registers.
 @Suite struct OpenAPITests {
@@ -12,7 +13,10 @@ import Testing
         var path: String?
         var inPaths = false
         for line in yaml.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("paths:") { inPaths = true; continue }
+            if line.hasPrefix("paths:") {
+                inPaths = true
+                continue
+            }
             if inPaths, let first = line.first, first != " " { break }
             guard inPaths else { continue }
             if line.hasPrefix("  /"), line.hasSuffix(":"), !line.hasPrefix("   ") {
@@ -39,7 +43,8 @@ import Testing
 
     @Test func theServerRegistersEveryEndpoint() async throws {
         let store = try SQLiteStore(directory: makeTemporaryDirectory())
-        let parts = ServerParts(store: store, configuration: ServerConfiguration(), clock: .system, logger: .init(label: "t"))
+        let parts = ServerParts(
+            store: store, configuration: ServerConfiguration(), clock: .system, logger: .init(label: "t"))
         let registry = parts.addRoutes(to: .init(context: ParleyRequestContext.self))
         #expect(registry.endpoints == Set(Endpoint.allCases))
         try await store.close()

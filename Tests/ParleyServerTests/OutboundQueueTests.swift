@@ -2,8 +2,9 @@ import Foundation
 import Logging
 import ParleyCore
 import ParleyStore
-@testable import ParleyServer
 import Testing
+
+@testable import ParleyServer
 
 /// A slow reader is cut off without slowing anyone else, and close requests overtake data.
 @Suite struct OutboundQueueTests {
@@ -75,7 +76,9 @@ import Testing
         #expect(healthy.queue.count == 3)
         #expect(origin.queue.count == 0, "the sender's own connection gets the ack instead")
         #expect(metrics.text.contains("parley_queue_overflows_total 1"))
-        #expect(metrics.text.contains("parley_deliveries_total 5"), "2 + 2 + 1: the stuck socket took two before it overflowed")
+        #expect(
+            metrics.text.contains("parley_deliveries_total 5"),
+            "2 + 2 + 1: the stuck socket took two before it overflowed")
     }
 
     @Test func theSweepClosesSilentAndStuckSocketsButNotOneThatSpokeAfterItReadTheClock() {
@@ -83,7 +86,8 @@ import Testing
         configuration.heartbeatTimeout = .seconds(60)
         configuration.writeTimeout = .seconds(30)
         let metrics = ServerMetrics()
-        let hub = ConnectionHub(feed: ChangeFeed(), configuration: configuration, metrics: metrics, logger: Logger(label: "t"))
+        let hub = ConnectionHub(
+            feed: ChangeFeed(), configuration: configuration, metrics: metrics, logger: Logger(label: "t"))
         let now: UInt64 = 1_000_000_000_000
         let second: UInt64 = 1_000_000_000
         let busy = GatewayConnection(tag: hub.makeTag(), queueLimit: 10, now: now - second)
@@ -91,7 +95,8 @@ import Testing
         let stuck = GatewayConnection(tag: hub.makeTag(), queueLimit: 10, now: now - 100 * second)
         for (index, connection) in [busy, silent, stuck].enumerated() {
             hub.register(connection)
-            hub.attach(connection, as: Identity(userId: UserID(Int64(index + 1)), sessionId: SessionID(Int64(index + 1))))
+            hub.attach(
+                connection, as: Identity(userId: UserID(Int64(index + 1)), sessionId: SessionID(Int64(index + 1))))
         }
         busy.activity.noteRead(now: now + 5)  // a frame that arrived after the sweep read the clock
         silent.activity.noteRead(now: now - 61 * second)

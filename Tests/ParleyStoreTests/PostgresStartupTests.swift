@@ -17,7 +17,9 @@ import Testing
             _ = try await PostgresStore.connect(url: "postgres://parley@127.0.0.1:\(port)/parley", logger: Self.quiet)
         }
         #expect(error?.code == .unavailable)
-        #expect(error?.message.hasPrefix("PostgreSQL at 127.0.0.1:\(port) cannot be used: ") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.hasPrefix("PostgreSQL at 127.0.0.1:\(port) cannot be used: ") == true,
+            "\(String(describing: error))")
     }
 
     /// A role allowed one connection can migrate (the pool's connection) but not open the
@@ -28,11 +30,13 @@ import Testing
         let role = "one_conn_\(suffix)"
         let schema = "l_\(suffix)"
         let database = try TestBackend.psql("SELECT current_database()")
-        _ = try TestBackend.psql("CREATE ROLE \(role) LOGIN CONNECTION LIMIT 1; GRANT CREATE ON DATABASE \(database) TO \(role)")
+        _ = try TestBackend.psql(
+            "CREATE ROLE \(role) LOGIN CONNECTION LIMIT 1; GRANT CREATE ON DATABASE \(database) TO \(role)")
         defer {
             do {
                 _ = try TestBackend.psql(
-                    "DROP SCHEMA IF EXISTS \(schema) CASCADE; REVOKE CREATE ON DATABASE \(database) FROM \(role); DROP ROLE \(role)")
+                    "DROP SCHEMA IF EXISTS \(schema) CASCADE; REVOKE CREATE ON DATABASE \(database) FROM \(role); DROP ROLE \(role)"
+                )
             } catch {
                 Issue.record("could not remove the test role \(role): \(error)")
             }
@@ -52,11 +56,15 @@ import Testing
             }
         }
         let deadline = ContinuousClock.now + .seconds(30)
-        while result.withLock({ $0 }) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        while result.withLock({ $0 }) == nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         attempt.cancel()
         let outcome = result.withLock { $0 } ?? "still waiting after 30 s"
         #expect(outcome.hasPrefix("failed:"), "\(outcome)")
-        #expect(outcome.contains("too many connections for role"), "what PostgreSQL said, in the error an operator sees: \(outcome)")
+        #expect(
+            outcome.contains("too many connections for role"),
+            "what PostgreSQL said, in the error an operator sees: \(outcome)")
         #expect(outcome.contains("SQLSTATE 53300"), "\(outcome)")
     }
 }

@@ -1,10 +1,11 @@
 import GRDB
 import ParleyCore
 import ParleyStore
-@testable import ParleyStoreSQLite
 import ParleyTesting
 import Synchronization
 import Testing
+
+@testable import ParleyStoreSQLite
 
 /// Group commit runs each append in a savepoint of a shared transaction: what a rejected
 /// append published must never reach subscribers, what the others published must.

@@ -1,6 +1,6 @@
 import Foundation
-import ParleyStore
 import Logging
+import ParleyStore
 import ParleyStorePostgres
 import ParleyStoreSQLite
 import ParleyTesting
@@ -15,7 +15,8 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 
     static let sqlite = StoreBackend(name: "SQLite") {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-store-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "parley-store-\(UUID().uuidString)")
         return try SQLiteStore(directory: directory.path)
     }
 
@@ -34,4 +35,3 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
         TestBackend.postgresURL == nil ? [.sqlite] : [.sqlite, .postgres]
     }
 }
-

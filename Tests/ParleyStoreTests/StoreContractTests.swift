@@ -11,24 +11,44 @@ import Testing
     func makeUsers(_ store: any ParleyStore, _ names: String...) async throws -> [UserID] {
         var ids: [UserID] = []
         for name in names {
-            ids.append(try await store.createUser(NewUser(username: name, email: nil, phone: nil, passwordHash: "h", nickname: name, createdAt: Self.now)).id)
+            ids.append(
+                try await store.createUser(
+                    NewUser(
+                        username: name, email: nil, phone: nil, passwordHash: "h", nickname: name, createdAt: Self.now)
+                ).id)
         }
         return ids
     }
 
     func text(_ text: String, to target: MessageTarget, from sender: UserID, id: String) throws -> NewMessage {
-        try NewMessage(target: target, senderId: sender, clientMsgId: id, kind: .text, content: .object(["text": .string(text)]), sentAt: Self.now)
+        try NewMessage(
+            target: target, senderId: sender, clientMsgId: id, kind: .text, content: .object(["text": .string(text)]),
+            sentAt: Self.now)
     }
 
     @Test(arguments: StoreBackend.available)
     func usernamesEmailsAndPhonesAreUniqueAndFindable(_ backend: StoreBackend) async throws {
         let store = try await backend.make()
         let alice = try await store.createUser(
-            NewUser(username: "Alice", email: "Alice@Example.com", phone: "+491511", passwordHash: "h", nickname: "A", createdAt: Self.now))
+            NewUser(
+                username: "Alice", email: "Alice@Example.com", phone: "+491511", passwordHash: "h", nickname: "A",
+                createdAt: Self.now))
         for (user, expected) in [
-            (NewUser(username: "alice", email: nil, phone: nil, passwordHash: "h", nickname: "x", createdAt: Self.now), ParleyError.usernameTaken()),
-            (NewUser(username: "other", email: "alice@example.COM", phone: nil, passwordHash: "h", nickname: "x", createdAt: Self.now), .emailTaken()),
-            (NewUser(username: "third", email: nil, phone: "+491511", passwordHash: "h", nickname: "x", createdAt: Self.now), .phoneTaken()),
+            (
+                NewUser(
+                    username: "alice", email: nil, phone: nil, passwordHash: "h", nickname: "x", createdAt: Self.now),
+                ParleyError.usernameTaken()
+            ),
+            (
+                NewUser(
+                    username: "other", email: "alice@example.COM", phone: nil, passwordHash: "h", nickname: "x",
+                    createdAt: Self.now), .emailTaken()
+            ),
+            (
+                NewUser(
+                    username: "third", email: nil, phone: "+491511", passwordHash: "h", nickname: "x",
+                    createdAt: Self.now), .phoneTaken()
+            ),
         ] {
             let error = await #expect(throws: ParleyError.self) { _ = try await store.createUser(user) }
             #expect(error?.code == expected.code)
@@ -50,24 +70,33 @@ import Testing
             if case .sessionRevoked(let id) = change { revoked.withLock { $0.append(id) } }
         }
         let (user) = try await makeUsers(store, "alice")[0]
-        let tokens = SessionTokens(accessTokenHash: "a1", accessExpiresAt: Self.now + 1000, refreshTokenHash: "r1", refreshExpiresAt: Self.now + 5000)
-        let session = try await store.createSession(NewSession(userId: user, device: "phone", ip: "10.0.0.1", tokens: tokens, createdAt: Self.now))
+        let tokens = SessionTokens(
+            accessTokenHash: "a1", accessExpiresAt: Self.now + 1000, refreshTokenHash: "r1",
+            refreshExpiresAt: Self.now + 5000)
+        let session = try await store.createSession(
+            NewSession(userId: user, device: "phone", ip: "10.0.0.1", tokens: tokens, createdAt: Self.now))
         #expect(try await store.session(accessTokenHash: "a1", at: Self.now + 999)?.id == session.id)
         #expect(try await store.session(accessTokenHash: "a1", at: Self.now + 1000) == nil, "expired")
 
-        let next = SessionTokens(accessTokenHash: "a2", accessExpiresAt: Self.now + 9000, refreshTokenHash: "r2", refreshExpiresAt: Self.now + 9000)
+        let next = SessionTokens(
+            accessTokenHash: "a2", accessExpiresAt: Self.now + 9000, refreshTokenHash: "r2",
+            refreshExpiresAt: Self.now + 9000)
         #expect(try await store.rotateTokens(refreshTokenHash: "r1", to: next, at: Self.now + 10)?.id == session.id)
         #expect(try await store.session(accessTokenHash: "a1", at: Self.now) == nil)
         #expect(try await store.session(accessTokenHash: "a2", at: Self.now + 100)?.device == "phone")
         #expect(try await store.rotateTokens(refreshTokenHash: "unknown", to: next, at: Self.now + 20) == nil)
-        #expect(try await store.session(accessTokenHash: "a2", at: Self.now + 100) != nil, "an unknown token revokes nothing")
+        #expect(
+            try await store.session(accessTokenHash: "a2", at: Self.now + 100) != nil,
+            "an unknown token revokes nothing")
 
         #expect(try await store.revokeSession(session.id, of: user, at: Self.now + 200))
         #expect(try await !store.revokeSession(session.id, of: user, at: Self.now + 300), "already revoked")
         #expect(try await store.session(accessTokenHash: "a2", at: Self.now + 400) == nil)
         #expect(try await store.sessions(of: user).first?.revokedAt == Self.now + 200)
         let deadline = ContinuousClock.now + .seconds(30)
-        while revoked.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        while revoked.withLock({ $0.isEmpty }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         #expect(revoked.withLock { $0 } == [session.id])
         try await store.close()
     }
@@ -81,19 +110,33 @@ import Testing
         }
         let users = try await makeUsers(store, "alice", "bob")
         func tokens(_ name: String) -> SessionTokens {
-            SessionTokens(accessTokenHash: "a-\(name)", accessExpiresAt: Self.now + 9000, refreshTokenHash: "r-\(name)", refreshExpiresAt: Self.now + 9000)
+            SessionTokens(
+                accessTokenHash: "a-\(name)", accessExpiresAt: Self.now + 9000, refreshTokenHash: "r-\(name)",
+                refreshExpiresAt: Self.now + 9000)
         }
-        let stolen = try await store.createSession(NewSession(userId: users[0], device: "phone", ip: "10.0.0.1", tokens: tokens("1"), createdAt: Self.now))
-        let other = try await store.createSession(NewSession(userId: users[1], device: "pc", ip: "10.0.0.2", tokens: tokens("b"), createdAt: Self.now))
-        #expect(try await store.rotateTokens(refreshTokenHash: "r-1", to: tokens("2"), at: Self.now + 10)?.id == stolen.id)
-        #expect(try await store.rotateTokens(refreshTokenHash: "r-2", to: tokens("3"), at: Self.now + 20)?.id == stolen.id)
-        #expect(try await store.rotateTokens(refreshTokenHash: "r-1", to: tokens("4"), at: Self.now + 30) == nil, "spent two rotations ago")
-        #expect(try await store.session(accessTokenHash: "a-3", at: Self.now + 40) == nil, "the live tokens died with the session")
+        let stolen = try await store.createSession(
+            NewSession(userId: users[0], device: "phone", ip: "10.0.0.1", tokens: tokens("1"), createdAt: Self.now))
+        let other = try await store.createSession(
+            NewSession(userId: users[1], device: "pc", ip: "10.0.0.2", tokens: tokens("b"), createdAt: Self.now))
+        #expect(
+            try await store.rotateTokens(refreshTokenHash: "r-1", to: tokens("2"), at: Self.now + 10)?.id == stolen.id)
+        #expect(
+            try await store.rotateTokens(refreshTokenHash: "r-2", to: tokens("3"), at: Self.now + 20)?.id == stolen.id)
+        #expect(
+            try await store.rotateTokens(refreshTokenHash: "r-1", to: tokens("4"), at: Self.now + 30) == nil,
+            "spent two rotations ago")
+        #expect(
+            try await store.session(accessTokenHash: "a-3", at: Self.now + 40) == nil,
+            "the live tokens died with the session")
         #expect(try await store.rotateTokens(refreshTokenHash: "r-3", to: tokens("5"), at: Self.now + 50) == nil)
         #expect(try await store.sessions(of: users[0]).first?.revokedAt == Self.now + 30)
-        #expect(try await store.session(accessTokenHash: "a-b", at: Self.now + 60)?.id == other.id, "other sessions are untouched")
+        #expect(
+            try await store.session(accessTokenHash: "a-b", at: Self.now + 60)?.id == other.id,
+            "other sessions are untouched")
         let deadline = ContinuousClock.now + .seconds(30)
-        while revoked.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        while revoked.withLock({ $0.isEmpty }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         #expect(revoked.withLock { $0 } == [stolen.id])
         try await store.close()
     }
@@ -105,7 +148,10 @@ import Testing
         var groups: [ConversationID] = []
         for index in 0..<5 {
             // Pairs share a last activity, so the id breaks ties, also across a page boundary.
-            groups.append(try await store.createGroup(name: "g\(index)", ownerId: alice, memberIds: [], at: Self.now + Int64(index / 2)).id)
+            groups.append(
+                try await store.createGroup(
+                    name: "g\(index)", ownerId: alice, memberIds: [], at: Self.now + Int64(index / 2)
+                ).id)
         }
         var listed: [ConversationID] = []
         var cursor: ConversationListCursor?
@@ -125,21 +171,26 @@ import Testing
         let users = try await makeUsers(store, "u1", "u2", "u3")
         var conversations: [ConversationID] = []
         for index in 0..<3 {
-            conversations.append(try await store.createGroup(name: "g\(index)", ownerId: users[0], memberIds: users, at: Self.now).id)
+            conversations.append(
+                try await store.createGroup(name: "g\(index)", ownerId: users[0], memberIds: users, at: Self.now).id)
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for conversation in conversations {
                 for number in 0..<60 {
                     group.addTask {
                         let sender = users[number % users.count]
-                        _ = try await store.appendMessage(self.text("\(number)", to: .conversation(conversation), from: sender, id: "\(conversation)-\(number)"))
+                        _ = try await store.appendMessage(
+                            self.text(
+                                "\(number)", to: .conversation(conversation), from: sender,
+                                id: "\(conversation)-\(number)"))
                     }
                 }
             }
             try await group.waitForAll()
         }
         for conversation in conversations {
-            let page = try await store.history(of: conversation, for: users[0], query: HistoryQuery(after: 0, limit: 200))
+            let page = try await store.history(
+                of: conversation, for: users[0], query: HistoryQuery(after: 0, limit: 200))
             #expect(page.messages.map(\.seq) == Array(1...60))
             #expect(Set(page.messages.map(\.clientMsgId)).count == 60)
         }
@@ -150,13 +201,16 @@ import Testing
     func aRejectedAppendAmongConcurrentOnesFailsAloneAndLeavesNoHole(_ backend: StoreBackend) async throws {
         let store = try await backend.make()
         let users = try await makeUsers(store, "alice", "bob", "eve")
-        let conversation = try await store.createGroup(name: "g", ownerId: users[0], memberIds: [users[1]], at: Self.now).id
+        let conversation = try await store.createGroup(
+            name: "g", ownerId: users[0], memberIds: [users[1]], at: Self.now
+        ).id
         let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
             for number in 0..<60 {
                 group.addTask {
                     let sender = number % 4 == 0 ? users[2] : users[number % 2]
                     do {
-                        _ = try await store.appendMessage(self.text("\(number)", to: .conversation(conversation), from: sender, id: "x\(number)"))
+                        _ = try await store.appendMessage(
+                            self.text("\(number)", to: .conversation(conversation), from: sender, id: "x\(number)"))
                         return true
                     } catch let error as ParleyError where error.code == .notAMember {
                         return false
@@ -176,18 +230,29 @@ import Testing
     func appendIsIdempotentPerSenderAndClientMessageID(_ backend: StoreBackend) async throws {
         let store = try await backend.make()
         let users = try await makeUsers(store, "alice", "bob")
-        let conversation = try await store.createGroup(name: "g", ownerId: users[0], memberIds: [users[1]], at: Self.now).id
-        let first = try await store.appendMessage(text("hi", to: .conversation(conversation), from: users[0], id: "same"))
-        let retry = try await store.appendMessage(text("hi again?", to: .conversation(conversation), from: users[0], id: "same"))
-        let otherSender = try await store.appendMessage(text("hi", to: .conversation(conversation), from: users[1], id: "same"))
+        let conversation = try await store.createGroup(
+            name: "g", ownerId: users[0], memberIds: [users[1]], at: Self.now
+        ).id
+        let first = try await store.appendMessage(
+            text("hi", to: .conversation(conversation), from: users[0], id: "same"))
+        let retry = try await store.appendMessage(
+            text("hi again?", to: .conversation(conversation), from: users[0], id: "same"))
+        let otherSender = try await store.appendMessage(
+            text("hi", to: .conversation(conversation), from: users[1], id: "same"))
         #expect(!first.duplicate)
         #expect(retry.duplicate && retry.message == first.message)
         #expect(!otherSender.duplicate && otherSender.message.seq == 2)
         let direct = try await store.appendMessage(text("dm", to: .directWith(users[1]), from: users[0], id: "dm-1"))
-        let directRetry = try await store.appendMessage(text("dm", to: .directWith(users[1]), from: users[0], id: "dm-1"))
+        let directRetry = try await store.appendMessage(
+            text("dm", to: .directWith(users[1]), from: users[0], id: "dm-1"))
         #expect(directRetry.duplicate && directRetry.message == direct.message)
-        await #expect(throws: ParleyError(.clientMessageIDReused, "clientMsgId 'dm-1' was already used for a message in conversation \(direct.message.conversationId).")) {
-            _ = try await store.appendMessage(self.text("x", to: .conversation(conversation), from: users[0], id: "dm-1"))
+        await #expect(
+            throws: ParleyError(
+                .clientMessageIDReused,
+                "clientMsgId 'dm-1' was already used for a message in conversation \(direct.message.conversationId).")
+        ) {
+            _ = try await store.appendMessage(
+                self.text("x", to: .conversation(conversation), from: users[0], id: "dm-1"))
         }
         try await store.close()
     }
@@ -196,13 +261,23 @@ import Testing
     func onlyMembersAppendReadOrMarkRead(_ backend: StoreBackend) async throws {
         let store = try await backend.make()
         let users = try await makeUsers(store, "alice", "bob", "eve")
-        let conversation = try await store.createGroup(name: "g", ownerId: users[0], memberIds: [users[1]], at: Self.now).id
+        let conversation = try await store.createGroup(
+            name: "g", ownerId: users[0], memberIds: [users[1]], at: Self.now
+        ).id
         let notMember = ParleyError(.notAMember, "You are not a member of conversation \(conversation).")
-        await #expect(throws: notMember) { _ = try await store.appendMessage(self.text("x", to: .conversation(conversation), from: users[2], id: "e")) }
-        await #expect(throws: notMember) { _ = try await store.history(of: conversation, for: users[2], query: HistoryQuery()) }
-        await #expect(throws: notMember) { _ = try await store.markRead(conversation, by: users[2], upTo: 1, at: Self.now) }
+        await #expect(throws: notMember) {
+            _ = try await store.appendMessage(self.text("x", to: .conversation(conversation), from: users[2], id: "e"))
+        }
+        await #expect(throws: notMember) {
+            _ = try await store.history(of: conversation, for: users[2], query: HistoryQuery())
+        }
+        await #expect(throws: notMember) {
+            _ = try await store.markRead(conversation, by: users[2], upTo: 1, at: Self.now)
+        }
         await #expect(throws: notMember) { _ = try await store.conversation(conversation, for: users[2]) }
-        await #expect(throws: notMember) { _ = try await store.addMembers([users[2]], to: conversation, by: users[2], at: Self.now) }
+        await #expect(throws: notMember) {
+            _ = try await store.addMembers([users[2]], to: conversation, by: users[2], at: Self.now)
+        }
         await #expect(throws: ParleyError.self) { _ = try await store.conversation(ConversationID(999), for: users[0]) }
         #expect(try await store.conversations(of: users[2], after: nil, limit: 100).isEmpty)
         try await store.close()
@@ -224,8 +299,12 @@ import Testing
         #expect(ids.count == 1)
         let summary = try await store.conversation(ids.first!, for: users[0]).conversation
         #expect(summary.kind == .direct && summary.peerId == users[1] && summary.memberCount == 2)
-        await #expect(throws: ParleyError.self) { _ = try await store.openDirectConversation(between: users[0], and: users[0], at: Self.now) }
-        await #expect(throws: ParleyError.self) { _ = try await store.openDirectConversation(between: users[0], and: UserID(404), at: Self.now) }
+        await #expect(throws: ParleyError.self) {
+            _ = try await store.openDirectConversation(between: users[0], and: users[0], at: Self.now)
+        }
+        await #expect(throws: ParleyError.self) {
+            _ = try await store.openDirectConversation(between: users[0], and: UserID(404), at: Self.now)
+        }
         try await store.close()
     }
 
@@ -240,11 +319,15 @@ import Testing
             }
         }
         let users = try await makeUsers(store, "alice", "bob")
-        let conversation = try await store.createGroup(name: "g", ownerId: users[0], memberIds: [users[1]], at: Self.now).id
+        let conversation = try await store.createGroup(
+            name: "g", ownerId: users[0], memberIds: [users[1]], at: Self.now
+        ).id
         try await withThrowingTaskGroup(of: Void.self) { group in
             for number in 0..<100 {
                 group.addTask {
-                    _ = try await store.appendMessage(self.text("\(number)", to: .conversation(conversation), from: users[number % 2], id: "m\(number)"))
+                    _ = try await store.appendMessage(
+                        self.text(
+                            "\(number)", to: .conversation(conversation), from: users[number % 2], id: "m\(number)"))
                 }
             }
             try await group.waitForAll()
@@ -252,7 +335,9 @@ import Testing
         // A backend may publish after the write returned (PostgreSQL hears its own NOTIFY);
         // what is promised is every change, once, in commit order.
         let deadline = ContinuousClock.now + .seconds(30)
-        while published.withLock({ $0.count }) < 100, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        while published.withLock({ $0.count }) < 100, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         #expect(published.withLock { $0 } == Array(1...100))
         try await store.close()
     }
@@ -261,10 +346,16 @@ import Testing
     func readWatermarkMovesForwardOnlyAndDrivesUnreadCounts(_ backend: StoreBackend) async throws {
         let store = try await backend.make()
         let users = try await makeUsers(store, "alice", "bob")
-        let conversation = try await store.createGroup(name: "g", ownerId: users[0], memberIds: [users[1]], at: Self.now).id
-        for number in 1...4 { _ = try await store.appendMessage(text("\(number)", to: .conversation(conversation), from: users[0], id: "m\(number)")) }
+        let conversation = try await store.createGroup(
+            name: "g", ownerId: users[0], memberIds: [users[1]], at: Self.now
+        ).id
+        for number in 1...4 {
+            _ = try await store.appendMessage(
+                text("\(number)", to: .conversation(conversation), from: users[0], id: "m\(number)"))
+        }
         #expect(try await store.conversation(conversation, for: users[1]).conversation.unreadCount == 4)
-        #expect(try await store.conversation(conversation, for: users[0]).conversation.unreadCount == 0, "sending reads")
+        #expect(
+            try await store.conversation(conversation, for: users[0]).conversation.unreadCount == 0, "sending reads")
         #expect(try await store.markRead(conversation, by: users[1], upTo: 2, at: Self.now)?.seq == 2)
         #expect(try await store.markRead(conversation, by: users[1], upTo: 1, at: Self.now) == nil)
         #expect(try await store.markRead(conversation, by: users[1], upTo: 2, at: Self.now) == nil)
@@ -282,7 +373,9 @@ import Testing
 
         var conversations: [ConversationID] = []
         for index in 0..<5 {
-            conversations.append(try await store.createGroup(name: "g\(index)", ownerId: users[0], memberIds: [users[1]], at: Self.now).id)
+            conversations.append(
+                try await store.createGroup(name: "g\(index)", ownerId: users[0], memberIds: [users[1]], at: Self.now)
+                    .id)
         }
         _ = try await store.appendMessage(text("x", to: .conversation(conversations[1]), from: users[0], id: "x"))
         _ = try await store.addMembers([users[2]], to: conversations[3], by: users[0], at: Self.now)
@@ -309,8 +402,10 @@ import Testing
         #expect(afterRead.conversations.map(\.id) == [conversations[1]])
         #expect(afterRead.conversations.first?.unreadCount == 0)
         #expect(afterRead.events.map(\.type) == [.readMoved])
-        let aliceView = try await store.sync(userId: users[0], since: SyncCursor(eventSeq: 6, version: cursor.version), limit: 10)
-        #expect(aliceView.conversations.map(\.id) == [conversations[1]], "another member's read reaches alice's next sync")
+        let aliceView = try await store.sync(
+            userId: users[0], since: SyncCursor(eventSeq: 6, version: cursor.version), limit: 10)
+        #expect(
+            aliceView.conversations.map(\.id) == [conversations[1]], "another member's read reaches alice's next sync")
         #expect(aliceView.conversations.first?.othersReadSeq == 1)
         #expect(aliceView.events.isEmpty)
         try await store.close()

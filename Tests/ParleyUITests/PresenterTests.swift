@@ -1,10 +1,12 @@
 import ParleyCore
 import ParleyKit
-import ParleyUI
 import ParleyTesting
+import ParleyUI
 import Testing
 
-func item(_ seq: Int64, from sender: Int64, at minute: Int64, kind: MessageKind = .text, delivery: ChatItem.Delivery? = nil) -> ChatItem {
+func item(
+    _ seq: Int64, from sender: Int64, at minute: Int64, kind: MessageKind = .text, delivery: ChatItem.Delivery? = nil
+) -> ChatItem {
     ChatItem(
         id: "\(sender)/c\(seq)", senderId: UserID(sender), clientMsgId: "c\(seq)", seq: seq, kind: kind,
         content: kind == .text ? ["text": .string("m\(seq)")] : ["x": 1], time: minute * 60_000, delivery: delivery)
@@ -17,15 +19,24 @@ func item(_ seq: Int64, from sender: Int64, at minute: Int64, kind: MessageKind 
             item(1, from: 1, at: 0), item(2, from: 1, at: 1), item(3, from: 2, at: 2),
             item(4, from: 2, at: 20), item(5, from: 2, at: 21, kind: "hologram"),
         ])
-        #expect(rows.map(\.id) == [
-            "custom/banner", "time/1/c1", "message/1/c1", "message/1/c2", "message/2/c3", "time/2/c4", "message/2/c4",
-            "message/2/c5",
-        ])
+        #expect(
+            rows.map(\.id) == [
+                "custom/banner", "time/1/c1", "message/1/c1", "message/1/c2", "message/2/c3", "time/2/c4",
+                "message/2/c4",
+                "message/2/c5",
+            ])
         guard case .message(_, let first) = rows[2], case .message(_, let second) = rows[3],
             case .message(_, let third) = rows[4], case .message(_, let afterGap) = rows[6]
-        else { Issue.record("unexpected rows"); return }
+        else {
+            Issue.record("unexpected rows")
+            return
+        }
         #expect(first && !second && third && afterGap)
-        if case .unsupported(let unsupported) = rows[7] { #expect(unsupported.kind == "hologram") } else { Issue.record("no placeholder") }
+        if case .unsupported(let unsupported) = rows[7] {
+            #expect(unsupported.kind == "hologram")
+        } else {
+            Issue.record("no placeholder")
+        }
     }
 
     @Test func emittedChangesAlwaysTurnTheOldRowsIntoTheNewOnes() {
@@ -45,7 +56,8 @@ func item(_ seq: Int64, from sender: Int64, at minute: Int64, kind: MessageKind 
                 items.remove(at: Int.random(in: items.indices, using: &random))
             case 3 where !items.isEmpty:
                 let index = Int.random(in: items.indices, using: &random)
-                items[index].delivery = [.sending, .sent, .read, .failed(reason: "x", retryable: true)].randomElement(using: &random)
+                items[index].delivery = [.sending, .sent, .read, .failed(reason: "x", retryable: true)].randomElement(
+                    using: &random)
             case 4 where items.count > 2:
                 let moved = items.remove(at: Int.random(in: items.indices, using: &random))
                 items.insert(moved, at: Int.random(in: 0...items.count, using: &random))

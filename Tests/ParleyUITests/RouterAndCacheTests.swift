@@ -13,7 +13,9 @@ import Testing
     @Test func routesByTargetAndActionWithANotFoundFallback() {
         let log = Log()
         let router = Router(notFound: { log.add("404 \($0.target)") })
-        router.register(target: "chat") { log.add("chat \($0.parameters.joined(separator: ",")) \($0.query["draft"] ?? "")") }
+        router.register(target: "chat") {
+            log.add("chat \($0.parameters.joined(separator: ",")) \($0.query["draft"] ?? "")")
+        }
         router.register(target: "user") { log.add("user \($0.parameters[0])") }
         router.register(target: "user", action: "edit") { log.add("edit user \($0.parameters[0])") }
         #expect(router.open("parley://chat/42?draft=hi"))

@@ -107,7 +107,8 @@ public actor ConnectionManager {
 
     /// Sends a request and decodes its result (throwing the server's ``ParleyError``).
     public func call<Payload: Codable & Sendable, Result: Decodable>(
-        _ type: ClientFrameType, _ payload: Payload, as result: Result.Type = Result.self, timeout: Duration = .seconds(15)
+        _ type: ClientFrameType, _ payload: Payload, as result: Result.Type = Result.self,
+        timeout: Duration = .seconds(15)
     ) async throws -> Result {
         try await request(type, payload, timeout: timeout).result(Result.self)
     }
@@ -186,7 +187,9 @@ public actor ConnectionManager {
         }
     }
 
-    private func timer(after delay: Duration, _ fire: @escaping @Sendable (ConnectionManager) async -> Void) -> Task<Void, Never> {
+    private func timer(after delay: Duration, _ fire: @escaping @Sendable (ConnectionManager) async -> Void) -> Task<
+        Void, Never
+    > {
         let time = self.time
         return Task { [weak self] in
             do { try await time.sleep(delay) } catch { return }
@@ -214,7 +217,8 @@ public actor ConnectionManager {
                 case .text(let text):
                     guard let frame = IncomingFrame(text: text) else { continue }
                     switch frame.type {
-                    case ServerFrameType.message.rawValue, ServerFrameType.event.rawValue, ServerFrameType.receipt.rawValue:
+                    case ServerFrameType.message.rawValue, ServerFrameType.event.rawValue,
+                        ServerFrameType.receipt.rawValue:
                         await onPush(frame)
                     default:
                         await self.answered(frame, generation: generation)

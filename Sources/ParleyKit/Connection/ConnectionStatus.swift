@@ -16,10 +16,12 @@ public enum ConnectionStatus: Sendable, Equatable {
         case .disconnected(let reason): self = .offline(reason: reason)
         case .connected: self = .connected
         case .connecting(let attempt), .authenticating(let attempt):
-            self = machine.consecutiveFailures >= machine.configuration.failureThreshold
+            self =
+                machine.consecutiveFailures >= machine.configuration.failureThreshold
                 ? .unreachable : attempt == 1 ? .connecting : .reconnecting(attempt: attempt)
         case .waitingToReconnect(let attempt, _, _):
-            self = machine.consecutiveFailures >= machine.configuration.failureThreshold
+            self =
+                machine.consecutiveFailures >= machine.configuration.failureThreshold
                 ? .unreachable : .reconnecting(attempt: attempt)
         }
     }

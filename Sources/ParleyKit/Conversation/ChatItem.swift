@@ -26,7 +26,8 @@ public struct ChatItem: Identifiable, Hashable, Sendable {
 
     /// An item made by hand (previews, tests).
     public init(
-        id: String, senderId: UserID, clientMsgId: String, seq: Int64?, kind: MessageKind, content: JSONValue, time: Int64,
+        id: String, senderId: UserID, clientMsgId: String, seq: Int64?, kind: MessageKind, content: JSONValue,
+        time: Int64,
         delivery: Delivery?
     ) {
         self.id = id

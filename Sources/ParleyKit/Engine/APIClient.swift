@@ -21,12 +21,15 @@ public struct APIClient: Sendable {
     /// Calls `endpoint` with path parameters, query and JSON body; throws the server's
     /// ``ParleyError`` or a ``TransportError``.
     public func call<Response: Decodable>(
-        _ endpoint: Endpoint, _ parameters: [any CustomStringConvertible & Sendable] = [], query: [String: String] = [:],
+        _ endpoint: Endpoint, _ parameters: [any CustomStringConvertible & Sendable] = [],
+        query: [String: String] = [:],
         body: (some Encodable)? = Optional<Empty>.none, token: String? = nil, as type: Response.Type = Response.self
     ) async throws -> Response {
         var path = baseURL + endpoint.path(substituting: parameters.map { $0 as any CustomStringConvertible })
         if !query.isEmpty {
-            path += "?" + query.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.escape($0.value))" }.joined(separator: "&")
+            path +=
+                "?"
+                + query.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.escape($0.value))" }.joined(separator: "&")
         }
         var headers = ["Accept": "application/json"]
         if let token { headers["Authorization"] = "Bearer \(token)" }
@@ -38,7 +41,8 @@ public struct APIClient: Sendable {
         let status: Int
         let responseBody: Data
         do {
-            (status, responseBody) = try await http.perform(method: endpoint.method, url: path, headers: headers, body: data)
+            (status, responseBody) = try await http.perform(
+                method: endpoint.method, url: path, headers: headers, body: data)
         } catch let error as TransportError {
             throw error
         } catch {

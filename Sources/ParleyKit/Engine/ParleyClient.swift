@@ -32,8 +32,10 @@ public actor ParleyClient {
     private static let sessionKey = "session"
 
     public init(
-        configuration: ClientConfiguration, store: ClientStore, http: any HTTPTransport, realtime: any RealtimeTransport,
-        time: TimeSource = .system, wallClock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) },
+        configuration: ClientConfiguration, store: ClientStore, http: any HTTPTransport,
+        realtime: any RealtimeTransport,
+        time: TimeSource = .system,
+        wallClock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) throws {
         self.configuration = configuration
@@ -46,7 +48,8 @@ public actor ParleyClient {
         self.session = session
         let holder = TokenHolder()
         connection = ConnectionManager(
-            url: api.webSocketURL, transport: realtime, configuration: configuration.connection, time: time, random: random,
+            url: api.webSocketURL, transport: realtime, configuration: configuration.connection, time: time,
+            random: random,
             token: { await holder.client?.accessToken() })
         holder.client = self
     }
@@ -115,7 +118,8 @@ public actor ParleyClient {
         if let refreshing { return try await refreshing.value }
         guard let session else { throw ParleyError(.unauthenticated, "Not logged in.") }
         let task = Task {
-            let tokens: TokenResponse = try await api.call(.refresh, body: RefreshRequest(refreshToken: session.refreshToken))
+            let tokens: TokenResponse = try await api.call(
+                .refresh, body: RefreshRequest(refreshToken: session.refreshToken))
             try keep(tokens)
             return tokens.accessToken
         }
@@ -176,7 +180,8 @@ public actor ParleyClient {
 
     /// A request over the socket when it is up, over HTTP otherwise.
     private func request<Payload: Codable & Sendable, Result: Decodable & Sendable>(
-        _ type: ClientFrameType, _ payload: Payload, http endpoint: Endpoint, _ parameters: any CustomStringConvertible & Sendable...,
+        _ type: ClientFrameType, _ payload: Payload, http endpoint: Endpoint,
+        _ parameters: any CustomStringConvertible & Sendable...,
         query: [String: String] = [:], as result: Result.Type = Result.self
     ) async throws -> Result {
         do {
@@ -202,7 +207,8 @@ public actor ParleyClient {
             while true {
                 var query: [String: String] = ["limit": "200"]
                 query["cursor"] = cursor
-                let response: SyncResponse = try await request(.sync, SyncRequest(cursor: cursor, limit: 200), http: .sync, query: query)
+                let response: SyncResponse = try await request(
+                    .sync, SyncRequest(cursor: cursor, limit: 200), http: .sync, query: query)
                 let inserted = try store.applySync(response)
                 await deliver(inserted)
                 for conversation in response.conversations {
@@ -226,7 +232,9 @@ public actor ParleyClient {
         for hole in try store.holes(in: conversationId, within: lowest...maxSeq) {
             var after = hole.lowerBound - 1
             while after < hole.upperBound {
-                let query = HistoryQuery(conversationId: conversationId, before: hole.upperBound + 1, after: after, limit: Limits.maxPageSize)
+                let query = HistoryQuery(
+                    conversationId: conversationId, before: hole.upperBound + 1, after: after, limit: Limits.maxPageSize
+                )
                 let page: HistoryPage = try await request(
                     .history, query, http: .history, conversationId,
                     query: ["after": "\(after)", "before": "\(hole.upperBound + 1)", "limit": "\(Limits.maxPageSize)"])
@@ -245,7 +253,8 @@ public actor ParleyClient {
         let expectedTop = min(upper, try store.conversation(conversationId)?.maxSeq ?? 0)
         if expectedTop >= lower, try !store.holes(in: conversationId, within: lower...expectedTop).isEmpty {
             let page: HistoryPage = try await request(
-                .history, HistoryQuery(conversationId: conversationId, before: seq, limit: limit), http: .history, conversationId,
+                .history, HistoryQuery(conversationId: conversationId, before: seq, limit: limit), http: .history,
+                conversationId,
                 query: seq.map { ["before": "\($0)", "limit": "\(limit)"] } ?? ["limit": "\(limit)"])
             await deliver(try store.saveMessages(page.messages))
             return try store.messages(in: conversationId, before: seq, limit: limit)
@@ -311,7 +320,8 @@ public actor ParleyClient {
             try store.saveUser(user)
             ids.append(user.id)
         }
-        let detail: ConversationDetail = try await http(.createGroup, body: CreateGroupRequest(name: name, memberIds: ids))
+        let detail: ConversationDetail = try await http(
+            .createGroup, body: CreateGroupRequest(name: name, memberIds: ids))
         try store.saveConversation(detail.conversation)
         return detail.conversation
     }
@@ -351,7 +361,9 @@ public actor ParleyClient {
 
     /// Queues a message (shown at once as `sending`) and starts sending it.
     @discardableResult
-    public func send(_ kind: MessageKind, _ content: JSONValue, to conversationId: ConversationID) async throws -> OutboxItem {
+    public func send(_ kind: MessageKind, _ content: JSONValue, to conversationId: ConversationID) async throws
+        -> OutboxItem
+    {
         let item = try store.enqueue(
             clientMsgId: UUID().uuidString.lowercased(), conversationId: conversationId, toUserId: nil, kind: kind,
             content: content, at: wallClock())

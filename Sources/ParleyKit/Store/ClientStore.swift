@@ -72,7 +72,8 @@ public final class ClientStore: Sendable {
     static func setValue(_ db: Database, _ value: String?, for key: String) throws {
         if let value {
             try db.execute(
-                sql: "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                sql:
+                    "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 arguments: [key, value])
         } else {
             try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [key])
@@ -137,7 +138,8 @@ public final class ClientStore: Sendable {
                 """,
             arguments: [
                 summary.id.rawValue, summary.kind.rawValue, summary.name, summary.peerId?.rawValue, summary.memberCount,
-                summary.maxSeq, summary.readSeq, summary.othersReadSeq, try summary.lastMessage.map(JSONText.encode), summary.createdAt,
+                summary.maxSeq, summary.readSeq, summary.othersReadSeq, try summary.lastMessage.map(JSONText.encode),
+                summary.createdAt,
                 summary.lastActivityAt,
             ])
         try reconcile(db, summary.id)
@@ -157,7 +159,8 @@ public final class ClientStore: Sendable {
         else { return }
         let newest = try message(row)
         try db.execute(
-            sql: "UPDATE conversations SET max_seq = ?, last_message = ?, last_activity_at = MAX(last_activity_at, ?) WHERE id = ?",
+            sql:
+                "UPDATE conversations SET max_seq = ?, last_message = ?, last_activity_at = MAX(last_activity_at, ?) WHERE id = ?",
             arguments: [newest.seq, try JSONText.encode(newest), newest.sentAt, id.rawValue])
     }
 
@@ -179,7 +182,9 @@ public final class ClientStore: Sendable {
     public func user(_ id: UserID) throws -> User? {
         try writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id.rawValue]).map {
-                User(id: UserID($0["id"]), username: $0["username"], nickname: $0["nickname"], signature: $0["signature"], createdAt: $0["created_at"])
+                User(
+                    id: UserID($0["id"]), username: $0["username"], nickname: $0["nickname"],
+                    signature: $0["signature"], createdAt: $0["created_at"])
             }
         }
     }
@@ -216,7 +221,9 @@ public final class ClientStore: Sendable {
                     max_seq = MAX(max_seq, ?), last_activity_at = MAX(last_activity_at, ?)
                 WHERE id = ?
                 """,
-            arguments: [message.seq, try JSONText.encode(message), message.seq, message.sentAt, message.conversationId.rawValue])
+            arguments: [
+                message.seq, try JSONText.encode(message), message.seq, message.sentAt, message.conversationId.rawValue,
+            ])
         return true
     }
 
@@ -237,13 +244,17 @@ public final class ClientStore: Sendable {
     public func allMessages(in conversationId: ConversationID) throws -> [Message] {
         try writer.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 ORDER BY seq", arguments: [conversationId.rawValue])
-                .map(Self.message)
+                db, sql: "SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 ORDER BY seq",
+                arguments: [conversationId.rawValue]
+            )
+            .map(Self.message)
         }
     }
 
     /// The seq ranges within `lower...upper` that this device does not hold.
-    public func holes(in conversationId: ConversationID, within range: ClosedRange<Int64>) throws -> [ClosedRange<Int64>] {
+    public func holes(in conversationId: ConversationID, within range: ClosedRange<Int64>) throws -> [ClosedRange<
+        Int64
+    >] {
         try writer.read { db in
             let held = try Int64.fetchAll(
                 db, sql: "SELECT seq FROM messages WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq",
@@ -286,7 +297,8 @@ public final class ClientStore: Sendable {
     private static func message(_ row: Row) throws -> Message {
         Message(
             id: MessageID(row["id"]), conversationId: ConversationID(row["conversation_id"]), seq: row["seq"],
-            senderId: UserID(row["sender_id"]), clientMsgId: row["client_msg_id"], kind: MessageKind(rawValue: row["kind"]),
+            senderId: UserID(row["sender_id"]), clientMsgId: row["client_msg_id"],
+            kind: MessageKind(rawValue: row["kind"]),
             content: try JSONText.decode(JSONValue.self, from: row["content"]), sentAt: row["sent_at"])
     }
 
@@ -320,7 +332,9 @@ public final class ClientStore: Sendable {
     /// The highest seq another member has read, for "read" ticks on own messages.
     public func othersReadSeq(_ conversationId: ConversationID) throws -> Int64 {
         try writer.read { db in
-            try Int64.fetchOne(db, sql: "SELECT others_read_seq FROM conversations WHERE id = ?", arguments: [conversationId.rawValue]) ?? 0
+            try Int64.fetchOne(
+                db, sql: "SELECT others_read_seq FROM conversations WHERE id = ?", arguments: [conversationId.rawValue])
+                ?? 0
         }
     }
 
@@ -335,7 +349,8 @@ public final class ClientStore: Sendable {
     public func markReadLocally(_ conversationId: ConversationID, upTo seq: Int64) throws {
         try writer.write { db in
             try db.execute(
-                sql: "UPDATE conversations SET read_seq = MAX(read_seq, ?) WHERE id = ?", arguments: [seq, conversationId.rawValue])
+                sql: "UPDATE conversations SET read_seq = MAX(read_seq, ?) WHERE id = ?",
+                arguments: [seq, conversationId.rawValue])
         }
     }
 
@@ -343,10 +358,12 @@ public final class ClientStore: Sendable {
         _ db: Database, where condition: String = "1", _ arguments: StatementArguments = []
     ) throws -> [ConversationSummary] {
         try Row.fetchAll(
-            db, sql: "SELECT * FROM conversations WHERE \(condition) ORDER BY last_activity_at DESC, id DESC", arguments: arguments
+            db, sql: "SELECT * FROM conversations WHERE \(condition) ORDER BY last_activity_at DESC, id DESC",
+            arguments: arguments
         ).map { row in
             ConversationSummary(
-                id: ConversationID(row["id"]), kind: ConversationKind(rawValue: row["kind"]) ?? .group, name: row["name"],
+                id: ConversationID(row["id"]), kind: ConversationKind(rawValue: row["kind"]) ?? .group,
+                name: row["name"],
                 peerId: (row["peer_id"] as Int64?).map { UserID($0) }, memberCount: row["member_count"],
                 maxSeq: row["max_seq"], readSeq: row["read_seq"], othersReadSeq: row["others_read_seq"],
                 lastMessage: try (row["last_message"] as String?).map { try JSONText.decode(Message.self, from: $0) },
@@ -367,7 +384,10 @@ public final class ClientStore: Sendable {
                     INSERT INTO outbox (client_msg_id, conversation_id, to_user_id, kind, content, created_at, state)
                     VALUES (?, ?, ?, ?, ?, ?, 'sending')
                     """,
-                arguments: [clientMsgId, conversationId?.rawValue, toUserId?.rawValue, kind.rawValue, try JSONText.encode(content), now])
+                arguments: [
+                    clientMsgId, conversationId?.rawValue, toUserId?.rawValue, kind.rawValue,
+                    try JSONText.encode(content), now,
+                ])
             return try Self.fetchOutbox(db, "local_id = ?", [db.lastInsertedRowID]).first!
         }
     }
@@ -390,7 +410,8 @@ public final class ClientStore: Sendable {
     public func markSent(_ message: Message) throws -> OutboxItem? {
         try writer.write { db in
             try db.execute(
-                sql: "UPDATE outbox SET state = 'sent', sent_seq = ?, conversation_id = ?, to_user_id = NULL, failure = NULL WHERE client_msg_id = ?",
+                sql:
+                    "UPDATE outbox SET state = 'sent', sent_seq = ?, conversation_id = ?, to_user_id = NULL, failure = NULL WHERE client_msg_id = ?",
                 arguments: [message.seq, message.conversationId.rawValue, message.clientMsgId])
             _ = try Self.insert(db, message)
             return try Self.fetchOutbox(db, "client_msg_id = ?", [message.clientMsgId]).first
@@ -400,7 +421,8 @@ public final class ClientStore: Sendable {
     public func markFailed(_ clientMsgId: String, reason: String, retryable: Bool) throws -> OutboxItem? {
         try writer.write { db in
             try db.execute(
-                sql: "UPDATE outbox SET state = 'failed', failure = ?, retryable = ? WHERE client_msg_id = ? AND state = 'sending'",
+                sql:
+                    "UPDATE outbox SET state = 'failed', failure = ?, retryable = ? WHERE client_msg_id = ? AND state = 'sending'",
                 arguments: [reason, retryable, clientMsgId])
             return try Self.fetchOutbox(db, "client_msg_id = ?", [clientMsgId]).first
         }
@@ -410,7 +432,8 @@ public final class ClientStore: Sendable {
     public func markSending(_ clientMsgId: String, at now: Int64) throws -> OutboxItem? {
         try writer.write { db in
             try db.execute(
-                sql: "UPDATE outbox SET state = 'sending', failure = NULL, created_at = ? WHERE client_msg_id = ? AND state = 'failed'",
+                sql:
+                    "UPDATE outbox SET state = 'sending', failure = NULL, created_at = ? WHERE client_msg_id = ? AND state = 'failed'",
                 arguments: [now, clientMsgId])
             return try Self.fetchOutbox(db, "client_msg_id = ?", [clientMsgId]).first
         }
@@ -419,13 +442,17 @@ public final class ClientStore: Sendable {
     /// Drops a failed item; true when there was one.
     public func removeFailed(_ clientMsgId: String) throws -> Bool {
         try writer.write { db in
-            try db.execute(sql: "DELETE FROM outbox WHERE client_msg_id = ? AND state = 'failed'", arguments: [clientMsgId])
+            try db.execute(
+                sql: "DELETE FROM outbox WHERE client_msg_id = ? AND state = 'failed'", arguments: [clientMsgId])
             return db.changesCount == 1
         }
     }
 
-    private static func fetchOutbox(_ db: Database, _ condition: String, _ arguments: StatementArguments) throws -> [OutboxItem] {
-        try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE \(condition) ORDER BY local_id", arguments: arguments).map { row in
+    private static func fetchOutbox(_ db: Database, _ condition: String, _ arguments: StatementArguments) throws
+        -> [OutboxItem]
+    {
+        try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE \(condition) ORDER BY local_id", arguments: arguments).map
+        { row in
             let state: OutboxState
             switch row["state"] as String {
             case "sent": state = .sent(seq: row["sent_seq"])
@@ -436,7 +463,8 @@ public final class ClientStore: Sendable {
                 localId: row["local_id"], clientMsgId: row["client_msg_id"],
                 conversationId: (row["conversation_id"] as Int64?).map { ConversationID($0) },
                 toUserId: (row["to_user_id"] as Int64?).map { UserID($0) }, kind: MessageKind(rawValue: row["kind"]),
-                content: try JSONText.decode(JSONValue.self, from: row["content"]), createdAt: row["created_at"], state: state)
+                content: try JSONText.decode(JSONValue.self, from: row["content"]), createdAt: row["created_at"],
+                state: state)
         }
     }
 }

@@ -42,6 +42,7 @@ public struct OutboxItem: Sendable, Hashable, Identifiable {
 
     /// The request that sends it.
     public var request: SendMessageRequest {
-        SendMessageRequest(conversationId: conversationId, toUserId: toUserId, clientMsgId: clientMsgId, kind: kind, content: content)
+        SendMessageRequest(
+            conversationId: conversationId, toUserId: toUserId, clientMsgId: clientMsgId, kind: kind, content: content)
     }
 }

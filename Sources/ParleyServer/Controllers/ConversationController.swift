@@ -31,7 +31,8 @@ struct ConversationController {
         }
         routes.authenticated(.addMembers) { request, context, identity in
             let body = try await request.decodeJSON(AddMembersRequest.self, context: context)
-            return JSONResponse(try await messaging.addMembers(body.userIds, to: try context.id("conversationId"), by: identity))
+            return JSONResponse(
+                try await messaging.addMembers(body.userIds, to: try context.id("conversationId"), by: identity))
         }
         routes.authenticated(.history) { request, context, identity in
             let query = HistoryQuery(

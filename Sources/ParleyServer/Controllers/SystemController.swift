@@ -31,7 +31,8 @@ struct SystemController {
         routes.on(.openAPI) { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "application/yaml; charset=utf-8"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
+            return Response(
+                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
         }
     }
 }

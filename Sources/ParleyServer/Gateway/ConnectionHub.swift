@@ -64,7 +64,9 @@ final class ConnectionHub: Service, Sendable {
                 registry.byUser[identity.userId]?.remove(connection.tag)
                 if registry.byUser[identity.userId]?.isEmpty == true { registry.byUser[identity.userId] = nil }
                 registry.bySession[identity.sessionId]?.remove(connection.tag)
-                if registry.bySession[identity.sessionId]?.isEmpty == true { registry.bySession[identity.sessionId] = nil }
+                if registry.bySession[identity.sessionId]?.isEmpty == true {
+                    registry.bySession[identity.sessionId] = nil
+                }
             }
         }
     }
@@ -80,7 +82,9 @@ final class ConnectionHub: Service, Sendable {
             metrics.deliveries.increment(by: Int64(queued))
         case .events(let eventsByUser):
             for (userId, events) in eventsByUser {
-                for event in events { send(.event, to: [userId]) { try JSONText.encode(Frame(.event, payload: event)) } }
+                for event in events {
+                    send(.event, to: [userId]) { try JSONText.encode(Frame(.event, payload: event)) }
+                }
             }
         case .read(let receipt, let recipients):
             send(.receipt, to: recipients.filter { $0 != receipt.userId }) {
@@ -94,7 +98,8 @@ final class ConnectionHub: Service, Sendable {
         case .resyncRequired:
             let connections = registry.withLock { Array($0.connections.values) }
             for connection in connections {
-                connection.queue.close(.resyncRequired, reason: "This node may have missed changes; reconnect and sync.")
+                connection.queue.close(
+                    .resyncRequired, reason: "This node may have missed changes; reconnect and sync.")
             }
         }
     }

@@ -54,7 +54,8 @@ final class OutboundQueue: Sendable {
     /// Queues a frame without waiting.
     @discardableResult
     func enqueue(_ frame: String, now: UInt64 = NIODeadline.now().uptimeNanoseconds) -> EnqueueResult {
-        let (result, waiter, item) = state.withLock { state -> (EnqueueResult, CheckedContinuation<Item?, Never>?, Item?) in
+        let (result, waiter, item) = state.withLock {
+            state -> (EnqueueResult, CheckedContinuation<Item?, Never>?, Item?) in
             guard state.close == nil, !state.finished else { return (.closing, nil, nil) }
             if state.frames.count >= limit {
                 let close = Item.close(.slowConsumer, reason: "Too far behind; reconnect and sync.")

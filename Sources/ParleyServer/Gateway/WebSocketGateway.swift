@@ -46,7 +46,9 @@ struct WebSocketGateway: Sendable {
                     switch message {
                     case .text(let text): await handle(text, on: connection)
                     case .binary:
-                        reply(connection, .error, id: nil, ParleyError(.invalidJSON, "Frames must be JSON text, not binary."))
+                        reply(
+                            connection, .error, id: nil,
+                            ParleyError(.invalidJSON, "Frames must be JSON text, not binary."))
                     }
                 }
             } catch {
@@ -103,7 +105,9 @@ struct WebSocketGateway: Sendable {
 
     private func handle(_ text: String, on connection: GatewayConnection) async {
         guard text.utf8.count <= Limits.maxFrameBytes else {
-            reply(connection, .error, id: nil, ParleyError(.payloadTooLarge, "Frames may be at most \(Limits.maxFrameBytes) bytes."))
+            reply(
+                connection, .error, id: nil,
+                ParleyError(.payloadTooLarge, "Frames may be at most \(Limits.maxFrameBytes) bytes."))
             return
         }
         let frame: ClientRequestFrame
@@ -118,7 +122,8 @@ struct WebSocketGateway: Sendable {
         } catch {
             let parleyError =
                 switch error {
-                case is ParleyError, is DecodingError, is UnknownFieldError, is IntegerFieldError: ParleyError(decoding: error)
+                case is ParleyError, is DecodingError, is UnknownFieldError, is IntegerFieldError:
+                    ParleyError(decoding: error)
                 default: ParleyError(.internalError, "The server failed to handle the frame.")
                 }
             reply(connection, .error, id: frame.id, parleyError)
@@ -137,7 +142,9 @@ struct WebSocketGateway: Sendable {
             if case .auth(let payload) = try frame.request.get() {
                 guard connection.identity == nil else {
                     // One socket is one session: a second identity would mix two users' pushes.
-                    throw ParleyError(.alreadyAuthenticated, "This socket is already authenticated; open another for another session.")
+                    throw ParleyError(
+                        .alreadyAuthenticated, "This socket is already authenticated; open another for another session."
+                    )
                 }
                 await authenticate(connection, token: payload.token, requestId: id)
             }
@@ -167,7 +174,9 @@ struct WebSocketGateway: Sendable {
             guard let conversationId = request.conversationId else {
                 throw ParleyError(.missingField, "Missing field 'payload.conversationId'.")
             }
-            reply(connection, .result, id: id, try await messaging.markRead(conversationId, upTo: request.seq, by: identity))
+            reply(
+                connection, .result, id: id,
+                try await messaging.markRead(conversationId, upTo: request.seq, by: identity))
         case .auth, .ping:
             break
         }

@@ -27,7 +27,8 @@ struct ErrorMiddleware: RouterMiddleware {
                 var response = Self.render(
                     ParleyError(
                         .methodNotAllowed,
-                        "\(request.method.rawValue) is not allowed on \(request.uri.path); use \(allowed.joined(separator: " or "))."))
+                        "\(request.method.rawValue) is not allowed on \(request.uri.path); use \(allowed.joined(separator: " or "))."
+                    ))
                 response.headers[.allow] = allowed.joined(separator: ", ")
                 return response
             }
@@ -35,7 +36,8 @@ struct ErrorMiddleware: RouterMiddleware {
         } catch is NIOTooManyBytesError {
             return Self.render(Self.translate(HTTPError(.contentTooLarge), request: request))
         } catch {
-            context.logger.error("Unhandled error", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+            context.logger.error(
+                "Unhandled error", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
             return Self.render(ParleyError(.internalError, "The server failed to handle the request."))
         }
     }

@@ -15,7 +15,9 @@ struct JSONResponse<Value: Encodable & Sendable>: ResponseGenerator {
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(data: try JSONEncoder().encode(value))))
+        return Response(
+            status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(data: try JSONEncoder().encode(value)))
+        )
     }
 }
 

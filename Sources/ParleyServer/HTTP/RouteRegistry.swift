@@ -46,7 +46,8 @@ public struct RouteRegistry {
         router.on(RouterPath(endpoint.routerPath), method: HTTPRequest.Method(rawValue: endpoint.method)!) {
             request, context in
             guard let token = request.bearerToken else {
-                throw ParleyError(.unauthenticated, "This request needs an 'Authorization: Bearer <access token>' header.")
+                throw ParleyError(
+                    .unauthenticated, "This request needs an 'Authorization: Bearer <access token>' header.")
             }
             let identity = try await accounts.authenticate(accessToken: token)
             return try await handler(request, context, identity)

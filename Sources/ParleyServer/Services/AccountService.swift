@@ -43,7 +43,8 @@ public struct AccountService: Sendable {
         else {
             throw ParleyError(
                 .invalidField,
-                "'login' must be a username, email or phone of 1 to \(AccountRules.emailMaxLength) characters with no control characters.")
+                "'login' must be a username, email or phone of 1 to \(AccountRules.emailMaxLength) characters with no control characters."
+            )
         }
         try AccountRules.validatePasswordForm(request.password)
         let device = try AccountRules.validateDeviceName(request.device ?? "unknown")

@@ -78,7 +78,8 @@ final class LoginThrottle: Sendable {
                 throw RetryLaterError(
                     ParleyError(
                         .tooManyAttempts,
-                        "Too many failed logins; try again in \(seconds >= 60 ? "\(seconds / 60) minute(s)" : "\(seconds) second(s)")."),
+                        "Too many failed logins; try again in \(seconds >= 60 ? "\(seconds / 60) minute(s)" : "\(seconds) second(s)")."
+                    ),
                     afterSeconds: seconds)
             }
         }
@@ -118,7 +119,9 @@ final class LoginThrottle: Sendable {
             if state.changesSinceSweep >= 1_024 {
                 state.changesSinceSweep = 0
                 let lockout = self.lockout
-                state.accounts = state.accounts.filter { Self.current($0.value, now: now, lockout: lockout).holdsAnything }
+                state.accounts = state.accounts.filter {
+                    Self.current($0.value, now: now, lockout: lockout).holdsAnything
+                }
                 state.ips = state.ips.filter { Self.current($0.value, now: now, lockout: lockout).holdsAnything }
             }
         }

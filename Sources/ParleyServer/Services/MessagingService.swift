@@ -47,7 +47,8 @@ public struct MessagingService: Sendable {
     }
 
     /// Moves the caller's read watermark; answers with the watermark as it now stands.
-    func markRead(_ conversationId: ConversationID, upTo seq: Int64, by identity: Identity) async throws -> ReadReceipt {
+    func markRead(_ conversationId: ConversationID, upTo seq: Int64, by identity: Identity) async throws -> ReadReceipt
+    {
         guard seq >= 0 else { throw ParleyError(.invalidField, "'seq' must not be negative.") }
         if let receipt = try await store.markRead(conversationId, by: identity.userId, upTo: seq, at: clock.now()) {
             return receipt
@@ -114,13 +115,16 @@ public struct MessagingService: Sendable {
         else {
             throw ParleyError(
                 .invalidField,
-                "'clientMsgId' must be 1 to \(Limits.maxClientMessageIDLength) printable ASCII characters without spaces.")
+                "'clientMsgId' must be 1 to \(Limits.maxClientMessageIDLength) printable ASCII characters without spaces."
+            )
         }
     }
 
     static func validateKind(_ kind: MessageKind) throws {
         guard (1...32).contains(kind.rawValue.utf8.count),
-            kind.rawValue.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "." })
+            kind.rawValue.unicodeScalars.allSatisfy({
+                ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "."
+            })
         else {
             throw ParleyError(.messageInvalid, "'kind' must be 1 to 32 characters of a-z, 0-9, '_' and '.'.")
         }

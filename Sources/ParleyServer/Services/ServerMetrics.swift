@@ -23,20 +23,32 @@ public final class ServerMetrics: Sendable {
             .milliseconds(250), .milliseconds(500), .seconds(1),
         ]
         connections = registry.makeGauge(
-            descriptor: .init(namespace: "parley", metricName: "connections", unitName: "", helpText: "Open WebSocket connections."))
+            descriptor: .init(
+                namespace: "parley", metricName: "connections", unitName: "", helpText: "Open WebSocket connections."))
         messagesCommitted = registry.makeCounter(
-            descriptor: .init(namespace: "parley", metricName: "messages_committed", unitName: "total", helpText: "Messages committed (retries excluded)."))
+            descriptor: .init(
+                namespace: "parley", metricName: "messages_committed", unitName: "total",
+                helpText: "Messages committed (retries excluded)."))
         deliveries = registry.makeCounter(
-            descriptor: .init(namespace: "parley", metricName: "deliveries", unitName: "total", helpText: "Message frames queued on sockets."))
+            descriptor: .init(
+                namespace: "parley", metricName: "deliveries", unitName: "total",
+                helpText: "Message frames queued on sockets."))
         queueOverflows = registry.makeCounter(
-            descriptor: .init(namespace: "parley", metricName: "queue_overflows", unitName: "total", helpText: "Sockets closed with 4003 because they fell behind."))
+            descriptor: .init(
+                namespace: "parley", metricName: "queue_overflows", unitName: "total",
+                helpText: "Sockets closed with 4003 because they fell behind."))
         stuckWriteAborts = registry.makeCounter(
-            descriptor: .init(namespace: "parley", metricName: "stuck_write_aborts", unitName: "total", helpText: "Sockets aborted because their peer stopped reading."))
+            descriptor: .init(
+                namespace: "parley", metricName: "stuck_write_aborts", unitName: "total",
+                helpText: "Sockets aborted because their peer stopped reading."))
         commitLatency = registry.makeDurationHistogram(
-            descriptor: .init(namespace: "parley", metricName: "commit", unitName: "seconds", helpText: "Time to commit a message."),
+            descriptor: .init(
+                namespace: "parley", metricName: "commit", unitName: "seconds", helpText: "Time to commit a message."),
             buckets: buckets)
         deliveryLatency = registry.makeDurationHistogram(
-            descriptor: .init(namespace: "parley", metricName: "delivery", unitName: "seconds", helpText: "Time from queueing a frame on a socket to writing it."),
+            descriptor: .init(
+                namespace: "parley", metricName: "delivery", unitName: "seconds",
+                helpText: "Time from queueing a frame on a socket to writing it."),
             buckets: buckets)
     }
 

@@ -39,7 +39,9 @@ final class LiveSocket: Sendable {
         let logger = Logger(label: "test-ws")
         let task = Task {
             do {
-                let close = try await WebSocketClient.connect(url: url, configuration: .init(maxFrameSize: 1 << 20), logger: logger) {
+                let close = try await WebSocketClient.connect(
+                    url: url, configuration: .init(maxFrameSize: 1 << 20), logger: logger
+                ) {
                     inbound, outbound, _ in
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
@@ -101,7 +103,8 @@ final class LiveSocket: Sendable {
 
     /// Sends a frame and waits for the answer with the same id (`result`, `error`, `ready`, `pong`).
     @discardableResult
-    func request<P: Codable & Sendable>(_ type: ClientFrameType, _ payload: P, timeout: Duration = .seconds(30)) async throws
+    func request<P: Codable & Sendable>(_ type: ClientFrameType, _ payload: P, timeout: Duration = .seconds(30))
+        async throws
         -> ReceivedFrame
     {
         let id = "r\(nextId.wrappingAdd(1, ordering: .relaxed).oldValue)"
@@ -110,7 +113,9 @@ final class LiveSocket: Sendable {
     }
 
     /// Sends a request and decodes its `result`, throwing the `error` payload.
-    func call<P: Codable & Sendable, R: Decodable>(_ type: ClientFrameType, _ payload: P, as result: R.Type = R.self) async throws -> R {
+    func call<P: Codable & Sendable, R: Decodable>(_ type: ClientFrameType, _ payload: P, as result: R.Type = R.self)
+        async throws -> R
+    {
         let frame = try await request(type, payload)
         if frame.type == "error" { throw try frame.payload(ParleyError.self) }
         return try frame.payload(R.self)
@@ -120,7 +125,12 @@ final class LiveSocket: Sendable {
     var received: [ReceivedFrame] { frames.withLock { $0 } }
 
     /// Takes (removes) all frames received so far.
-    func drain() -> [ReceivedFrame] { frames.withLock { frames in defer { frames = [] }; return frames } }
+    func drain() -> [ReceivedFrame] {
+        frames.withLock { frames in
+            defer { frames = [] }
+            return frames
+        }
+    }
 
     /// Waits until a frame matching `predicate` arrives.
     func waitFor(timeout: Duration = .seconds(30), _ predicate: (ReceivedFrame) -> Bool) async throws -> ReceivedFrame {

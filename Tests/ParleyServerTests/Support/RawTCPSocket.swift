@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A plain TCP connection to the server under test, for clients that misbehave below HTTP:
@@ -46,13 +46,16 @@ final class RawTCPSocket: @unchecked Sendable {
     /// in-process server's tasks keep the cooperative pool.
     func read(timeout: Duration, limit: Int = 65_536) async -> [UInt8]? {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: self.blockingRead(timeout: timeout, limit: limit)) }
+            DispatchQueue.global().async {
+                continuation.resume(returning: self.blockingRead(timeout: timeout, limit: limit))
+            }
         }
     }
 
     private func blockingRead(timeout: Duration, limit: Int) -> [UInt8]? {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let milliseconds = Int32(timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(
+            timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         guard poll(&poller, 1, milliseconds) > 0 else { return [] }
         var buffer = [UInt8](repeating: 0, count: limit)
         let count = recv(descriptor, &buffer, limit, 0)

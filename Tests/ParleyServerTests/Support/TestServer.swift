@@ -23,7 +23,8 @@ func withServer<Value: Sendable>(
     TestBackend.configure(&configuration)
     configure(&configuration)
     var logger = Logger(label: "parley-test")
-    logger.logLevel = ProcessInfo.processInfo.environment["PARLEY_TEST_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .critical
+    logger.logLevel =
+        ProcessInfo.processInfo.environment["PARLEY_TEST_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .critical
     let app = try await buildApplication(configuration, logger: logger)
     return try await app.test(.live) { client in
         try await body(TestAPI(client: client, port: client.port!))
@@ -78,7 +79,10 @@ struct TestAPI: Sendable {
         let text = try body.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let (status, responseBody, _) = try await raw(method, path, body: text, token: token)
         guard (200..<300).contains(status) else {
-            throw APIFailure(status: status, error: (try? decodeJSON(ErrorBody.self, responseBody).error) ?? ParleyError(.internalError, responseBody))
+            throw APIFailure(
+                status: status,
+                error: (try? decodeJSON(ErrorBody.self, responseBody).error)
+                    ?? ParleyError(.internalError, responseBody))
         }
         return try decodeJSON(Response.self, responseBody.isEmpty ? "{}" : responseBody)
     }
@@ -90,20 +94,27 @@ struct TestAPI: Sendable {
     }
 
     func logIn(_ login: String, password: String = "Passw0rd!", device: String = "test") async throws -> TestUser {
-        let tokens: TokenResponse = try await call(.post, "/v1/sessions", LoginRequest(login: login, password: password, device: device))
-        return TestUser(id: tokens.account.user.id, username: login, token: tokens.accessToken, sessionId: tokens.session.id)
+        let tokens: TokenResponse = try await call(
+            .post, "/v1/sessions", LoginRequest(login: login, password: password, device: device))
+        return TestUser(
+            id: tokens.account.user.id, username: login, token: tokens.accessToken, sessionId: tokens.session.id)
     }
 
     func createGroup(_ name: String, by owner: TestUser, with members: [TestUser]) async throws -> ConversationID {
         let detail: ConversationDetail = try await call(
-            .post, "/v1/conversations", CreateGroupRequest(name: name, memberIds: members.map(\.id)), token: owner.token)
+            .post, "/v1/conversations", CreateGroupRequest(name: name, memberIds: members.map(\.id)), token: owner.token
+        )
         return detail.conversation.id
     }
 
-    func sendText(_ text: String, to conversationId: ConversationID, as user: TestUser, clientMsgId: String = UUID().uuidString)
+    func sendText(
+        _ text: String, to conversationId: ConversationID, as user: TestUser, clientMsgId: String = UUID().uuidString
+    )
         async throws -> SendMessageResponse
     {
-        try await call(.post, "/v1/messages", SendMessageRequest.text(text, to: conversationId, clientMsgId: clientMsgId), token: user.token)
+        try await call(
+            .post, "/v1/messages", SendMessageRequest.text(text, to: conversationId, clientMsgId: clientMsgId),
+            token: user.token)
     }
 
     /// The whole history of a conversation, paging forward.
@@ -111,7 +122,8 @@ struct TestAPI: Sendable {
         var messages: [Message] = []
         while true {
             let page: HistoryPage = try await call(
-                .get, "/v1/conversations/\(conversationId)/messages?after=\(messages.last?.seq ?? 0)&limit=200", token: user.token)
+                .get, "/v1/conversations/\(conversationId)/messages?after=\(messages.last?.seq ?? 0)&limit=200",
+                token: user.token)
             messages += page.messages
             if !page.hasMore { return messages }
         }
