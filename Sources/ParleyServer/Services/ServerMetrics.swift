@@ -22,34 +22,25 @@ public final class ServerMetrics: Sendable {
             .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
             .milliseconds(250), .milliseconds(500), .seconds(1),
         ]
+        let registry = self.registry
+        func counter(_ name: String, _ help: String) -> Counter {
+            registry.makeCounter(
+                descriptor: .init(namespace: "parley", metricName: name, unitName: "total", helpText: help))
+        }
+        func histogram(_ name: String, _ help: String) -> DurationHistogram {
+            registry.makeDurationHistogram(
+                descriptor: .init(namespace: "parley", metricName: name, unitName: "seconds", helpText: help),
+                buckets: buckets)
+        }
         connections = registry.makeGauge(
             descriptor: .init(
                 namespace: "parley", metricName: "connections", unitName: "", helpText: "Open WebSocket connections."))
-        messagesCommitted = registry.makeCounter(
-            descriptor: .init(
-                namespace: "parley", metricName: "messages_committed", unitName: "total",
-                helpText: "Messages committed (retries excluded)."))
-        deliveries = registry.makeCounter(
-            descriptor: .init(
-                namespace: "parley", metricName: "deliveries", unitName: "total",
-                helpText: "Message frames queued on sockets."))
-        queueOverflows = registry.makeCounter(
-            descriptor: .init(
-                namespace: "parley", metricName: "queue_overflows", unitName: "total",
-                helpText: "Sockets closed with 4003 because they fell behind."))
-        stuckWriteAborts = registry.makeCounter(
-            descriptor: .init(
-                namespace: "parley", metricName: "stuck_write_aborts", unitName: "total",
-                helpText: "Sockets aborted because their peer stopped reading."))
-        commitLatency = registry.makeDurationHistogram(
-            descriptor: .init(
-                namespace: "parley", metricName: "commit", unitName: "seconds", helpText: "Time to commit a message."),
-            buckets: buckets)
-        deliveryLatency = registry.makeDurationHistogram(
-            descriptor: .init(
-                namespace: "parley", metricName: "delivery", unitName: "seconds",
-                helpText: "Time from queueing a frame on a socket to writing it."),
-            buckets: buckets)
+        messagesCommitted = counter("messages_committed", "Messages committed (retries excluded).")
+        deliveries = counter("deliveries", "Message frames queued on sockets.")
+        queueOverflows = counter("queue_overflows", "Sockets closed with 4003 because they fell behind.")
+        stuckWriteAborts = counter("stuck_write_aborts", "Sockets aborted because their peer stopped reading.")
+        commitLatency = histogram("commit", "Time to commit a message.")
+        deliveryLatency = histogram("delivery", "Time from queueing a frame on a socket to writing it.")
     }
 
     /// The exposition text.
