@@ -108,8 +108,15 @@ public enum CloseCode: Int, Sendable, CaseIterable {
 }
 
 extension ParleyError {
-    /// Translates a decoding failure into the error a client sees for a bad request body or frame.
+    /// Translates a decoding failure into the error a client sees for a bad request body or
+    /// frame; an error of any other kind reads as malformed JSON.
     public init(decoding error: any Error) {
+        self = ParleyError(requestFailure: error) ?? ParleyError(.invalidJSON, "The body is not valid JSON.")
+    }
+
+    /// The error a client sees for a request that failed to decode, or was refused with a
+    /// ``ParleyError``; nil when `error` is neither (the server's own failure).
+    public init?(requestFailure error: any Error) {
         switch error {
         case let unknown as UnknownFieldError:
             self.init(.unknownField, "Unknown field '\(unknown.path)'.")
@@ -129,10 +136,12 @@ extension ParleyError {
         case DecodingError.dataCorrupted(let context) where !context.codingPath.isEmpty:
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")
             self.init(.invalidField, "Field '\(path)' is not valid.")
+        case DecodingError.dataCorrupted:
+            self.init(.invalidJSON, "The body is not valid JSON.")
         case let parley as ParleyError:
             self = parley
         default:
-            self.init(.invalidJSON, "The body is not valid JSON.")
+            return nil
         }
     }
 }

@@ -4,20 +4,32 @@ import Testing
 
 /// What a hostile or careless client tries, and what the server does about it (issue 8).
 @Suite struct HardeningTests {
+    /// Alice, signed up, in a group of her own, with an authenticated socket.
+    func aliceOnlineInAGroup(_ api: TestAPI) async throws -> (TestUser, ConversationID, LiveSocket) {
+        let alice = try await api.signUp("alice")
+        let group = try await api.createGroup("g", by: alice, with: [])
+        return (alice, group, try await LiveSocket.connect(api.webSocketURL, token: alice.token))
+    }
+
     // MARK: Logins
+
+    /// The statuses of `count` logins as alice, sent at once.
+    func parallelLogins(_ api: TestAPI, count: Int, password: String) async throws -> [Int] {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    try await api.raw(.post, "/v1/sessions", body: #"{"login":"alice","password":"\#(password)"}"#)
+                        .status
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+    }
 
     @Test func parallelWrongPasswordsCannotExceedTheLockoutLimit() async throws {
         try await withServer { api in
             _ = try await api.signUp("alice")
-            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<20 {
-                    group.addTask {
-                        try await api.raw(.post, "/v1/sessions", body: #"{"login":"alice","password":"Wr0ng-guess"}"#)
-                            .status
-                    }
-                }
-                return try await group.reduce(into: [Int]()) { $0.append($1) }
-            }
+            let statuses = try await parallelLogins(api, count: 20, password: "Wr0ng-guess")
             #expect(statuses.filter { $0 == 401 }.count <= 5, "\(statuses)")
             #expect(statuses.filter { $0 == 429 }.count >= 15, "\(statuses)")
             let locked = try await api.raw(.post, "/v1/sessions", body: #"{"login":"alice","password":"Passw0rd!"}"#)
@@ -29,15 +41,7 @@ import Testing
     @Test func aBurstOfRightPasswordsWaitsItsTurnInsteadOfBeingRefused() async throws {
         try await withServer { api in
             _ = try await api.signUp("alice")
-            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<12 {
-                    group.addTask {
-                        try await api.raw(.post, "/v1/sessions", body: #"{"login":"alice","password":"Passw0rd!"}"#)
-                            .status
-                    }
-                }
-                return try await group.reduce(into: [Int]()) { $0.append($1) }
-            }
+            let statuses = try await parallelLogins(api, count: 12, password: "Passw0rd!")
             #expect(
                 statuses == Array(repeating: 201, count: 12), "more logins in flight than the limit are not failures")
         }
@@ -273,9 +277,7 @@ import Testing
 
     @Test func aNumberThatIsNotAnIntegerNamesItsFieldOnBothTransports() async throws {
         try await withServer { api in
-            let alice = try await api.signUp("alice")
-            let group = try await api.createGroup("g", by: alice, with: [])
-            let socket = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
+            let (alice, group, socket) = try await aliceOnlineInAGroup(api)
             for value in ["1.5", "9223372036854775808", "1e30"] {
                 let http = try await api.raw(
                     .post, "/v1/conversations/\(group)/read", body: #"{"seq":\#(value)}"#, token: alice.token)
@@ -355,9 +357,7 @@ import Testing
 
     @Test func theTextLimitCountsCodePointsSoCJKAndEmojiFit() async throws {
         try await withServer { api in
-            let alice = try await api.signUp("alice")
-            let group = try await api.createGroup("g", by: alice, with: [])
-            let socket = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
+            let (_, group, socket) = try await aliceOnlineInAGroup(api)
             for (name, unit) in [("CJK", "汉"), ("emoji", "😀")] {
                 let fits: SendMessageResponse = try await socket.call(
                     .send,
@@ -423,9 +423,7 @@ import Testing
 
     @Test func invalidUTF8InATextFrameClosesWith1007() async throws {
         try await withServer { api in
-            let alice = try await api.signUp("alice")
-            let group = try await api.createGroup("g", by: alice, with: [])
-            let socket = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
+            let (alice, group, socket) = try await aliceOnlineInAGroup(api)
             let frame =
                 #"{"type":"send","id":"u","payload":{"conversationId":\#(group),"clientMsgId":"u1","kind":"text","content":{"text":"bad "#
             socket.sendTextBytes(Array(frame.utf8) + [0xFF, 0xFE] + Array(#""}}}"#.utf8))

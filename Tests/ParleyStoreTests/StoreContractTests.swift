@@ -65,10 +65,7 @@ import Testing
     @Test(arguments: StoreBackend.available)
     func sessionsExpireRotateOnceAndRevokeWithANotification(_ backend: StoreBackend) async throws {
         let store = try await backend.make()
-        let revoked = Mutex<[SessionID]>([])
-        store.changes.subscribe { change in
-            if case .sessionRevoked(let id) = change { revoked.withLock { $0.append(id) } }
-        }
+        let revoked = RevocationLog(store)
         let (user) = try await makeUsers(store, "alice")[0]
         let tokens = SessionTokens(
             accessTokenHash: "a1", accessExpiresAt: Self.now + 1000, refreshTokenHash: "r1",
@@ -93,21 +90,14 @@ import Testing
         #expect(try await !store.revokeSession(session.id, of: user, at: Self.now + 300), "already revoked")
         #expect(try await store.session(accessTokenHash: "a2", at: Self.now + 400) == nil)
         #expect(try await store.sessions(of: user).first?.revokedAt == Self.now + 200)
-        let deadline = ContinuousClock.now + .seconds(30)
-        while revoked.withLock({ $0.isEmpty }), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        #expect(revoked.withLock { $0 } == [session.id])
+        #expect(try await revoked.afterTheFirst() == [session.id])
         try await store.close()
     }
 
     @Test(arguments: StoreBackend.available)
     func presentingARotatedRefreshTokenAgainRevokesItsSession(_ backend: StoreBackend) async throws {
         let store = try await backend.make()
-        let revoked = Mutex<[SessionID]>([])
-        store.changes.subscribe { change in
-            if case .sessionRevoked(let id) = change { revoked.withLock { $0.append(id) } }
-        }
+        let revoked = RevocationLog(store)
         let users = try await makeUsers(store, "alice", "bob")
         func tokens(_ name: String) -> SessionTokens {
             SessionTokens(
@@ -133,11 +123,7 @@ import Testing
         #expect(
             try await store.session(accessTokenHash: "a-b", at: Self.now + 60)?.id == other.id,
             "other sessions are untouched")
-        let deadline = ContinuousClock.now + .seconds(30)
-        while revoked.withLock({ $0.isEmpty }), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        #expect(revoked.withLock { $0 } == [stolen.id])
+        #expect(try await revoked.afterTheFirst() == [stolen.id])
         try await store.close()
     }
 
@@ -409,5 +395,26 @@ import Testing
         #expect(aliceView.conversations.first?.othersReadSeq == 1)
         #expect(aliceView.events.isEmpty)
         try await store.close()
+    }
+}
+
+/// The sessions a store reports revoked on its change feed.
+final class RevocationLog: Sendable {
+    private let revoked = Mutex<[SessionID]>([])
+
+    init(_ store: any ParleyStore) {
+        store.changes.subscribe { change in
+            if case .sessionRevoked(let id) = change { self.revoked.withLock { $0.append(id) } }
+        }
+    }
+
+    /// What was reported, once the first report has come (the feed is asynchronous); waits
+    /// at most 30 s.
+    func afterTheFirst() async throws -> [SessionID] {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while revoked.withLock({ $0.isEmpty }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return revoked.withLock { $0 }
     }
 }

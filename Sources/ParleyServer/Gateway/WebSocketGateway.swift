@@ -121,11 +121,8 @@ struct WebSocketGateway: Sendable {
             try await dispatch(frame, on: connection)
         } catch {
             let parleyError =
-                switch error {
-                case is ParleyError, is DecodingError, is UnknownFieldError, is IntegerFieldError:
-                    ParleyError(decoding: error)
-                default: ParleyError(.internalError, "The server failed to handle the frame.")
-                }
+                ParleyError(requestFailure: error)
+                ?? ParleyError(.internalError, "The server failed to handle the frame.")
             reply(connection, .error, id: frame.id, parleyError)
         }
     }
