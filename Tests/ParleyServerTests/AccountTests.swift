@@ -74,7 +74,7 @@ import Testing
             #expect(updated.user.nickname == "Ali")
             #expect(updated.user.signature == "Hello 👋")
             let event = try await socket.waitFor { $0.type == "event" }
-            #expect(try event.payload(UserEvent.self).account?.user.nickname == "Ali")
+            #expect(try event.payload(UserEvent.self).body == .profileUpdated(ProfileUpdated(account: updated)))
 
             let tooLong = try await capture {
                 let _: Account = try await api.call(

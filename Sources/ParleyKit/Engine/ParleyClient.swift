@@ -281,7 +281,8 @@ public actor ParleyClient {
         case ServerFrameType.event.rawValue:
             guard let event = try? frame.payload(UserEvent.self) else { return }
             try? store.applyEvent(event)
-            if event.type == .conversationAdded, let id = event.conversationId {
+            if case .conversationAdded(let added) = event.body {
+                let id = added.conversationId
                 // Fetched aside so the push loop never waits on HTTP; the next sync reports it too.
                 Task {
                     if let detail: ConversationDetail = try? await self.http(.getConversation, id) {

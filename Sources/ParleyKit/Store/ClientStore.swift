@@ -106,15 +106,17 @@ public final class ClientStore: Sendable {
     }
 
     private static func apply(_ db: Database, _ event: UserEvent) throws {
-        switch event.type {
-        case .readMoved:
-            if let conversationId = event.conversationId, let seq = event.readSeq {
-                try db.execute(
-                    sql: "UPDATE conversations SET read_seq = MAX(read_seq, ?) WHERE id = ?",
-                    arguments: [seq, conversationId.rawValue])
-            }
-        case .profileUpdated:
-            if let user = event.account?.user { try saveUser(db, user) }
+        switch event.body {
+        case .readMoved(let moved):
+            try db.execute(
+                sql: "UPDATE conversations SET read_seq = MAX(read_seq, ?) WHERE id = ?",
+                arguments: [moved.readSeq, moved.conversationId.rawValue])
+        case .profileUpdated(let updated):
+            try saveUser(db, updated.account.user)
+        case .conversationUpdated(let updated):
+            try db.execute(
+                sql: "UPDATE conversations SET name = ? WHERE id = ?",
+                arguments: [updated.name, updated.conversationId.rawValue])
         default:
             break
         }

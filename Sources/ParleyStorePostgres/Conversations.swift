@@ -16,17 +16,10 @@ extension PostgresStore {
         _ connection: PostgresConnection, _ notes: Notifications, between userId: UserID, and peerId: UserID,
         at now: Int64
     ) async throws -> ConversationID {
-        guard userId != peerId else { throw ParleyError(.invalidField, "A direct conversation needs another user.") }
+        try ConversationRules.checkDirectPair(userId, peerId)
         let key = DirectKey.make(userId, peerId)
-        if let id = try await connection.scalar(
-            Int64.self, "SELECT id FROM conversations WHERE direct_key = $1", [.text(key)], logger: logger)
-        {
-            return ConversationID(id)
-        }
-        guard
-            try await connection.scalar(
-                Int64.self, "SELECT id FROM users WHERE id = $1", [.int(peerId.rawValue)], logger: logger) != nil
-        else { throw ParleyError(.userNotFound, "User \(peerId) does not exist.") }
+        if let id = try await conversationID(connection, directKey: key) { return id }
+        try ConversationRules.requireExisting([peerId], existing: try await existingUsers(connection, [peerId]))
         let version = try await nextVersion(connection)
         let id = ConversationID(
             try await connection.scalar(
@@ -38,7 +31,7 @@ extension PostgresStore {
                 [.text(key), .int(version), .int(now)], logger: logger)!)
         try await insertMembers(
             connection, [(userId, .member), (peerId, .member)], into: id, version: version, at: now)
-        try await announce(connection, notes, .conversationAdded, in: id, to: [userId, peerId], at: now)
+        try await announce(connection, notes, ConversationRules.joinAnnouncements([userId, peerId], to: id), at: now)
         return id
     }
 
@@ -46,10 +39,8 @@ extension PostgresStore {
         -> ConversationSummary
     {
         try await write { connection, notes in
-            let others = try await self.existingUsers(connection, Set(memberIds).subtracting([ownerId]).sorted())
-            guard others.count + 1 <= Limits.maxGroupMembers else {
-                throw ParleyError.groupFull()
-            }
+            let others = try ConversationRules.groupMembers(owner: ownerId, requested: memberIds)
+            try ConversationRules.requireExisting(others, existing: try await self.existingUsers(connection, others))
             let version = try await self.nextVersion(connection)
             let id = ConversationID(
                 try await connection.scalar(
@@ -61,7 +52,8 @@ extension PostgresStore {
                     [.text(name), .int(Int64(others.count + 1)), .int(version), .int(now)], logger: self.logger)!)
             try await self.insertMembers(
                 connection, [(ownerId, .owner)] + others.map { ($0, .member) }, into: id, version: version, at: now)
-            try await self.announce(connection, notes, .conversationAdded, in: id, to: [ownerId] + others, at: now)
+            try await self.announce(
+                connection, notes, ConversationRules.joinAnnouncements([ownerId] + others, to: id), at: now)
             return try await self.summary(connection, id, for: ownerId)
         }
     }
@@ -71,27 +63,37 @@ extension PostgresStore {
     {
         try await write { connection, notes in
             let current = try await self.memberIDs(connection, of: conversationId, requiring: actorId)
-            guard
-                try await connection.scalar(
-                    String.self, "SELECT kind FROM conversations WHERE id = $1", [.int(conversationId.rawValue)],
-                    logger: self.logger)
-                    == "group"
-            else { throw ParleyError(.forbidden, "Members can be added to groups only.") }
-            let added = try await self.existingUsers(connection, Set(userIds).subtracting(current).sorted())
+            let added = try ConversationRules.membersToAdd(
+                userIds, to: try await self.kind(connection, of: conversationId), current: current)
+            try ConversationRules.requireExisting(added, existing: try await self.existingUsers(connection, added))
             guard !added.isEmpty else { return [] }
-            guard current.count + added.count <= Limits.maxGroupMembers else {
-                throw ParleyError.groupFull()
-            }
             let version = try await self.nextVersion(connection)
             try await connection.rows(
                 "UPDATE conversations SET member_count = member_count + $1, version = $2 WHERE id = $3",
                 [.int(Int64(added.count)), .int(version), .int(conversationId.rawValue)], logger: self.logger)
             try await self.insertMembers(
                 connection, added.map { ($0, .member) }, into: conversationId, version: version, at: now)
-            try await self.announce(connection, notes, .conversationAdded, in: conversationId, to: added, at: now)
             try await self.announce(
-                connection, notes, .membersAdded, in: conversationId, to: current, userIds: added, at: now)
+                connection, notes, ConversationRules.joinAnnouncements(added, to: conversationId, existing: current),
+                at: now)
             return added
+        }
+    }
+
+    public func renameGroup(_ conversationId: ConversationID, to name: String, by actorId: UserID, at now: Int64)
+        async throws -> ConversationUpdated?
+    {
+        try await write { connection, notes in
+            let members = try await self.memberIDs(connection, of: conversationId, requiring: actorId)
+            try ConversationRules.checkRenamable(try await self.kind(connection, of: conversationId))
+            let version = try await self.nextVersion(connection)
+            let renamed = try await connection.rows(
+                "UPDATE conversations SET name = $1, version = $2 WHERE id = $3 AND name IS DISTINCT FROM $1 RETURNING id",
+                [.text(name), .int(version), .int(conversationId.rawValue)], logger: self.logger)
+            guard !renamed.isEmpty else { return nil }
+            let update = ConversationUpdated(conversationId: conversationId, name: name, updatedBy: actorId)
+            try await self.announce(connection, notes, [Announcement(to: members, update.body)], at: now)
+            return update
         }
     }
 
@@ -127,8 +129,15 @@ extension PostgresStore {
         async throws -> [UserID]
     {
         let members = try await memberList(connection, conversationId)
-        guard members.contains(userId) else { throw ParleyError.notAMember(of: conversationId) }
+        try ConversationRules.requireMember(userId, of: members, in: conversationId)
         return members
+    }
+
+    func memberList(_ connection: PostgresConnection, _ id: ConversationID) async throws -> [UserID] {
+        try await connection.rows(
+            "SELECT user_id FROM members WHERE conversation_id = $1", [.int(id.rawValue)], logger: logger
+        )
+        .map { UserID(try $0.int("user_id")) }
     }
 
     /// Summaries of `userId`'s conversations matching `condition` (over `c` and `m`); extra
@@ -138,6 +147,16 @@ extension PostgresStore {
         limit: Int64,
         _ values: [SQLValue]
     ) async throws -> [ConversationSummary] {
+        try await summaryRows(connection, for: userId, where: condition, orderBy: order, limit: limit, values)
+            .map { try ConversationSummary(row: $0, viewer: userId) }
+    }
+
+    /// The rows behind ``summaries(_:for:where:orderBy:limit:_:)``, with each one's `change_version`.
+    func summaryRows(
+        _ connection: PostgresConnection, for userId: UserID, where condition: String, orderBy order: String,
+        limit: Int64,
+        _ values: [SQLValue]
+    ) async throws -> [PostgresRandomAccessRow] {
         try await connection.rows(
             """
             SELECT c.*, m.read_seq, GREATEST(c.version, m.version) AS change_version,
@@ -152,8 +171,7 @@ extension PostgresStore {
             ORDER BY \(order)
             LIMIT \(limit)
             """,
-            [.int(userId.rawValue)] + values, logger: logger
-        ).map { try ConversationSummary(row: $0, viewer: userId) }
+            [.int(userId.rawValue)] + values, logger: logger)
     }
 
     func summary(_ connection: PostgresConnection, _ id: ConversationID, for userId: UserID) async throws
@@ -172,14 +190,28 @@ extension PostgresStore {
         throw ParleyError(.conversationNotFound, "Conversation \(id) does not exist.")
     }
 
-    private func existingUsers(_ connection: PostgresConnection, _ ids: [UserID]) async throws -> [UserID] {
+    /// Those of `ids` that are users.
+    private func existingUsers(_ connection: PostgresConnection, _ ids: [UserID]) async throws -> Set<UserID> {
+        var existing: Set<UserID> = []
         for id in ids
         where try await connection.scalar(
-            Int64.self, "SELECT id FROM users WHERE id = $1", [.int(id.rawValue)], logger: logger) == nil
+            Int64.self, "SELECT id FROM users WHERE id = $1", [.int(id.rawValue)], logger: logger) != nil
         {
-            throw ParleyError(.userNotFound, "User \(id) does not exist.")
+            existing.insert(id)
         }
-        return ids
+        return existing
+    }
+
+    func conversationID(_ connection: PostgresConnection, directKey key: String) async throws -> ConversationID? {
+        try await connection.scalar(
+            Int64.self, "SELECT id FROM conversations WHERE direct_key = $1", [.text(key)], logger: logger
+        ).map { ConversationID($0) }
+    }
+
+    private func kind(_ connection: PostgresConnection, of id: ConversationID) async throws -> ConversationKind {
+        let kind = try await connection.scalar(
+            String.self, "SELECT kind FROM conversations WHERE id = $1", [.int(id.rawValue)], logger: logger)
+        return ConversationKind(rawValue: kind ?? "") ?? .group
     }
 
     private func insertMembers(
@@ -191,23 +223,6 @@ extension PostgresStore {
                 "INSERT INTO members (conversation_id, user_id, role, version, joined_at) VALUES ($1, $2, $3, $4, $5)",
                 [.int(id.rawValue), .int(userId.rawValue), .text(role.rawValue), .int(version), .int(now)],
                 logger: logger)
-        }
-    }
-
-    /// Appends one event about conversation `id` to each user's stream and notes them for NOTIFY.
-    private func announce(
-        _ connection: PostgresConnection, _ notes: Notifications, _ type: UserEventType, in id: ConversationID,
-        to users: [UserID],
-        userIds: [UserID]? = nil, at now: Int64
-    ) async throws {
-        var pairs: [[Int64]] = []
-        for user in users {
-            let event = try await appendEvent(
-                connection, to: user, UserEvent(seq: 0, type: type, conversationId: id, userIds: userIds, at: now))
-            pairs.append([user.rawValue, event.seq])
-        }
-        for chunk in stride(from: 0, to: pairs.count, by: 200) {
-            notes.add(ChangeNote(events: Array(pairs[chunk..<min(chunk + 200, pairs.count)])))
         }
     }
 }

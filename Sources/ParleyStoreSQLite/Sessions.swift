@@ -3,10 +3,6 @@ import ParleyCore
 import ParleyStore
 
 extension SQLiteStore {
-    /// A session's last-use time is written at most this often (ms), so that authenticating
-    /// a request is normally a read.
-    static let lastUsedResolution: Int64 = 60_000
-
     public func createSession(_ session: NewSession) async throws -> SessionRecord {
         try await pool.write { db in
             try db.execute(
@@ -30,7 +26,7 @@ extension SQLiteStore {
                 db, sql: "access_hash = ? AND revoked_at IS NULL AND access_expires_at > ?", accessTokenHash, now)
         }
         guard var session = found else { return nil }
-        if now - session.lastUsedAt >= Self.lastUsedResolution {
+        if SessionRules.shouldNoteUse(lastUsedAt: session.lastUsedAt, now: now) {
             let id = session.id.rawValue
             try await pool.write { db in
                 try db.execute(sql: "UPDATE sessions SET last_used_at = ? WHERE id = ?", arguments: [now, id])

@@ -17,16 +17,10 @@ extension SQLiteStore {
     func directConversation(_ db: Database, between userId: UserID, and peerId: UserID, at now: Int64) throws
         -> ConversationID
     {
-        guard userId != peerId else {
-            throw ParleyError(.invalidField, "A direct conversation needs another user.")
-        }
+        try ConversationRules.checkDirectPair(userId, peerId)
         let key = DirectKey.make(userId, peerId)
-        if let id = try Int64.fetchOne(db, sql: "SELECT id FROM conversations WHERE direct_key = ?", arguments: [key]) {
-            return ConversationID(id)
-        }
-        guard try Self.fetchUser(db, id: peerId) != nil else {
-            throw ParleyError(.userNotFound, "User \(peerId) does not exist.")
-        }
+        if let id = try Self.conversationID(db, directKey: key) { return id }
+        try ConversationRules.requireExisting([peerId], existing: try Self.existingUsers(db, [peerId]))
         let version = try nextVersion(db)
         try db.execute(
             sql: """
@@ -36,7 +30,7 @@ extension SQLiteStore {
             arguments: [key, version, now, now])
         let id = ConversationID(db.lastInsertedRowID)
         try insertMembers(db, [(userId, .member), (peerId, .member)], into: id, version: version, at: now)
-        try announce(db, .conversationAdded, in: id, to: [userId, peerId], at: now)
+        try announce(db, ConversationRules.joinAnnouncements([userId, peerId], to: id), at: now)
         return id
     }
 
@@ -44,10 +38,8 @@ extension SQLiteStore {
         -> ConversationSummary
     {
         try await pool.write { db in
-            let others = try self.existingUsers(db, Set(memberIds).subtracting([ownerId]).sorted())
-            guard others.count + 1 <= Limits.maxGroupMembers else {
-                throw ParleyError.groupFull()
-            }
+            let others = try ConversationRules.groupMembers(owner: ownerId, requested: memberIds)
+            try ConversationRules.requireExisting(others, existing: try Self.existingUsers(db, others))
             let version = try self.nextVersion(db)
             try db.execute(
                 sql: """
@@ -58,7 +50,7 @@ extension SQLiteStore {
             let id = ConversationID(db.lastInsertedRowID)
             try self.insertMembers(
                 db, [(ownerId, .owner)] + others.map { ($0, .member) }, into: id, version: version, at: now)
-            try self.announce(db, .conversationAdded, in: id, to: [ownerId] + others, at: now)
+            try self.announce(db, ConversationRules.joinAnnouncements([ownerId] + others, to: id), at: now)
             return try Self.summary(db, id, for: ownerId)
         }
     }
@@ -68,26 +60,35 @@ extension SQLiteStore {
     {
         try await pool.write { db in
             let current = try Self.memberIDs(db, of: conversationId, requiring: actorId)
-            guard
-                try String.fetchOne(
-                    db, sql: "SELECT kind FROM conversations WHERE id = ?", arguments: [conversationId.rawValue])
-                    == "group"
-            else {
-                throw ParleyError(.forbidden, "Members can be added to groups only.")
-            }
-            let added = try self.existingUsers(db, Set(userIds).subtracting(current).sorted())
+            let added = try ConversationRules.membersToAdd(
+                userIds, to: try Self.kind(db, of: conversationId), current: current)
+            try ConversationRules.requireExisting(added, existing: try Self.existingUsers(db, added))
             guard !added.isEmpty else { return [] }
-            guard current.count + added.count <= Limits.maxGroupMembers else {
-                throw ParleyError.groupFull()
-            }
             let version = try self.nextVersion(db)
             try db.execute(
                 sql: "UPDATE conversations SET member_count = member_count + ?, version = ? WHERE id = ?",
                 arguments: [added.count, version, conversationId.rawValue])
             try self.insertMembers(db, added.map { ($0, .member) }, into: conversationId, version: version, at: now)
-            try self.announce(db, .conversationAdded, in: conversationId, to: added, at: now)
-            try self.announce(db, .membersAdded, in: conversationId, to: current, userIds: added, at: now)
+            try self.announce(
+                db, ConversationRules.joinAnnouncements(added, to: conversationId, existing: current), at: now)
             return added
+        }
+    }
+
+    public func renameGroup(_ conversationId: ConversationID, to name: String, by actorId: UserID, at now: Int64)
+        async throws -> ConversationUpdated?
+    {
+        try await pool.write { db in
+            let members = try Self.memberIDs(db, of: conversationId, requiring: actorId)
+            try ConversationRules.checkRenamable(try Self.kind(db, of: conversationId))
+            let version = try self.nextVersion(db)
+            try db.execute(
+                sql: "UPDATE conversations SET name = ?, version = ? WHERE id = ? AND name IS NOT ?",
+                arguments: [name, version, conversationId.rawValue, name])
+            guard db.changesCount == 1 else { return nil }
+            let update = ConversationUpdated(conversationId: conversationId, name: name, updatedBy: actorId)
+            try self.announce(db, [Announcement(to: members, update.body)], at: now)
+            return update
         }
     }
 
@@ -123,7 +124,7 @@ extension SQLiteStore {
             db.cachedStatement(sql: "SELECT user_id FROM members WHERE conversation_id = ?"),
             arguments: [conversationId.rawValue]
         ).map { UserID($0) }
-        guard members.contains(userId) else { throw ParleyError.notAMember(of: conversationId) }
+        try ConversationRules.requireMember(userId, of: members, in: conversationId)
         return members
     }
 
@@ -132,7 +133,17 @@ extension SQLiteStore {
         _ db: Database, for userId: UserID, where condition: String, orderBy order: String, limit: Int,
         arguments: StatementArguments
     ) throws -> [ConversationSummary] {
-        let rows = try Row.fetchAll(
+        try summaryRows(db, for: userId, where: condition, orderBy: order, limit: limit, arguments: arguments)
+            .map { try ConversationSummary(row: $0, viewer: userId) }
+    }
+
+    /// The rows behind ``summaries(_:for:where:orderBy:limit:arguments:)``, with each one's
+    /// `change_version`.
+    static func summaryRows(
+        _ db: Database, for userId: UserID, where condition: String, orderBy order: String, limit: Int,
+        arguments: StatementArguments
+    ) throws -> [Row] {
+        try Row.fetchAll(
             db,
             sql: """
                 SELECT c.*, m.read_seq, MAX(c.version, m.version) AS change_version,
@@ -149,7 +160,6 @@ extension SQLiteStore {
                 LIMIT ?
                 """,
             arguments: [userId.rawValue] + arguments + [limit])
-        return try rows.map { try ConversationSummary(row: $0, viewer: userId) }
     }
 
     static func summary(_ db: Database, _ id: ConversationID, for userId: UserID) throws -> ConversationSummary {
@@ -167,12 +177,19 @@ extension SQLiteStore {
         return summary
     }
 
-    /// The given users that exist; throws `user_not_found` naming the first that does not.
-    private func existingUsers(_ db: Database, _ ids: [UserID]) throws -> [UserID] {
-        for id in ids where try Self.fetchUser(db, id: id) == nil {
-            throw ParleyError(.userNotFound, "User \(id) does not exist.")
-        }
-        return ids
+    /// Those of `ids` that are users.
+    private static func existingUsers(_ db: Database, _ ids: [UserID]) throws -> Set<UserID> {
+        Set(try ids.filter { try fetchUser(db, id: $0) != nil })
+    }
+
+    static func conversationID(_ db: Database, directKey key: String) throws -> ConversationID? {
+        try Int64.fetchOne(db, sql: "SELECT id FROM conversations WHERE direct_key = ?", arguments: [key])
+            .map { ConversationID($0) }
+    }
+
+    private static func kind(_ db: Database, of id: ConversationID) throws -> ConversationKind {
+        let kind = try String.fetchOne(db, sql: "SELECT kind FROM conversations WHERE id = ?", arguments: [id.rawValue])
+        return ConversationKind(rawValue: kind ?? "") ?? .group
     }
 
     private func insertMembers(
@@ -185,20 +202,5 @@ extension SQLiteStore {
                     """,
                 arguments: [id.rawValue, userId.rawValue, role.rawValue, version, now])
         }
-    }
-
-    /// Appends one event of `type` about conversation `id` to each user's stream and publishes them.
-    private func announce(
-        _ db: Database, _ type: UserEventType, in id: ConversationID, to users: [UserID], userIds: [UserID]? = nil,
-        at now: Int64
-    ) throws {
-        var events: [UserID: [UserEvent]] = [:]
-        for user in users {
-            events[user] = [
-                try appendEvent(
-                    db, to: user, UserEvent(seq: 0, type: type, conversationId: id, userIds: userIds, at: now))
-            ]
-        }
-        publishAfterCommit(db, .events(events))
     }
 }

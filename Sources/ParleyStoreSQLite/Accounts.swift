@@ -33,19 +33,7 @@ extension SQLiteStore {
     }
 
     public func findUser(login: String) async throws -> UserRecord? {
-        try await pool.read { db in
-            let column: String
-            let key: String
-            if login.contains("@") {
-                (column, key) = ("email", AccountRules.canonicalEmail(login))
-            } else if login.hasPrefix("+") {
-                (column, key) = ("phone", login)
-            } else {
-                (column, key) = ("username_key", AccountRules.canonicalUsername(login))
-            }
-            return try Row.fetchOne(db, sql: "SELECT * FROM users WHERE \(column) = ?", arguments: [key])
-                .map(UserRecord.init(row:))
-        }
+        try await fetchUser(LoginKey(login: login))
     }
 
     public func user(id: UserID) async throws -> UserRecord? {
@@ -53,11 +41,13 @@ extension SQLiteStore {
     }
 
     public func user(username: String) async throws -> UserRecord? {
+        try await fetchUser(LoginKey(username: username))
+    }
+
+    private func fetchUser(_ key: LoginKey) async throws -> UserRecord? {
         try await pool.read { db in
-            try Row.fetchOne(
-                db, sql: "SELECT * FROM users WHERE username_key = ?",
-                arguments: [AccountRules.canonicalUsername(username)]
-            ).map(UserRecord.init(row:))
+            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE \(key.column) = ?", arguments: [key.value])
+                .map(UserRecord.init(row:))
         }
     }
 
@@ -74,9 +64,7 @@ extension SQLiteStore {
             guard let user = try Self.fetchUser(db, id: userId) else {
                 throw ParleyError(.userNotFound, "No such user.")
             }
-            let event = try self.appendEvent(
-                db, to: userId, UserEvent(seq: 0, type: .profileUpdated, account: user.account, at: now))
-            self.publishAfterCommit(db, .events([userId: [event]]))
+            try self.announce(db, [Announcement(to: [userId], ProfileUpdated(account: user.account).body)], at: now)
             return user
         }
     }
@@ -86,8 +74,21 @@ extension SQLiteStore {
             UserRecord.init(row:))
     }
 
-    /// Appends `event` (its seq is assigned here) to the user's stream and returns it.
-    func appendEvent(_ db: Database, to userId: UserID, _ event: UserEvent) throws -> UserEvent {
+    /// Appends each announcement's event to its users' streams (seqs assigned here) and
+    /// publishes them after the commit.
+    func announce(_ db: Database, _ announcements: [Announcement], at now: Int64) throws {
+        var events: [UserID: [UserEvent]] = [:]
+        for announcement in announcements {
+            for user in announcement.users {
+                events[user, default: []].append(try appendEvent(db, to: user, announcement.body, at: now))
+            }
+        }
+        publishAfterCommit(db, .events(events))
+    }
+
+    private func appendEvent(_ db: Database, to userId: UserID, _ body: UserEventBody, at now: Int64) throws
+        -> UserEvent
+    {
         guard
             let seq = try Int64.fetchOne(
                 db, sql: "UPDATE users SET event_seq = event_seq + 1 WHERE id = ? RETURNING event_seq",
@@ -95,8 +96,7 @@ extension SQLiteStore {
         else {
             throw ParleyError(.userNotFound, "User \(userId) does not exist.")
         }
-        var event = event
-        event.seq = seq
+        let event = UserEvent(seq: seq, at: now, body)
         try db.execute(
             sql: "INSERT INTO user_events (user_id, seq, body) VALUES (?, ?, ?)",
             arguments: [userId.rawValue, seq, try JSONText.encode(event)])

@@ -16,8 +16,11 @@ extension SQLiteStore {
             arguments: [new.senderId.rawValue, new.clientMsgId])
         if let originalRow {
             let original = try Message(row: originalRow)
-            try checkRetryTarget(db, original: original, target: new.target)
-            return AppendResult(message: original, duplicate: true)
+            return try SendRules.retry(
+                of: original, aimedAt: new.target,
+                directConversation: try SendRules.directKeyToCheck(retrying: original, aimedAt: new.target).flatMap {
+                    try Self.conversationID(db, directKey: $0)
+                })
         }
         let conversationId: ConversationID
         switch new.target {
@@ -56,51 +59,30 @@ extension SQLiteStore {
         return AppendResult(message: message, duplicate: false)
     }
 
-    /// A retry must aim at the conversation of the original; reusing an id elsewhere is a client bug.
-    private func checkRetryTarget(_ db: Database, original: Message, target: MessageTarget) throws {
-        let sameTarget: Bool
-        switch target {
-        case .conversation(let id):
-            sameTarget = id == original.conversationId
-        case .directWith(let peerId):
-            let key = DirectKey.make(original.senderId, peerId)
-            sameTarget =
-                try Int64.fetchOne(db, sql: "SELECT id FROM conversations WHERE direct_key = ?", arguments: [key])
-                == original.conversationId.rawValue
-        }
-        guard sameTarget else {
-            throw ParleyError.clientMessageIDReused(by: original)
-        }
-    }
-
     public func history(of conversationId: ConversationID, for userId: UserID, query: HistoryQuery) async throws
         -> HistoryPage
     {
-        let limit = min(max(query.limit ?? Limits.defaultPageSize, 1), Limits.maxPageSize)
+        let window = HistoryWindow(query)
         return try await pool.read { db in
             _ = try Self.summary(db, conversationId, for: userId)
             var conditions = ["conversation_id = ?"]
             var arguments: StatementArguments = [conversationId.rawValue]
-            if let before = query.before {
+            if let before = window.before {
                 conditions.append("seq < ?")
                 arguments += [before]
             }
-            if let after = query.after {
+            if let after = window.after {
                 conditions.append("seq > ?")
                 arguments += [after]
             }
-            // Without a lower bound the page is the newest part of the range.
-            let newestFirst = query.after == nil
             let rows = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT * FROM messages WHERE \(conditions.joined(separator: " AND "))
-                    ORDER BY seq \(newestFirst ? "DESC" : "ASC") LIMIT ?
+                    ORDER BY seq \(window.newestFirst ? "DESC" : "ASC") LIMIT ?
                     """,
-                arguments: arguments + [limit + 1])
-            var messages = try rows.prefix(limit).map { try Message(row: $0) }
-            if newestFirst { messages.reverse() }
-            return HistoryPage(messages: messages, hasMore: rows.count > limit)
+                arguments: arguments + [window.fetchLimit])
+            return window.page(try rows.map { try Message(row: $0) })
         }
     }
 
@@ -117,8 +99,10 @@ extension SQLiteStore {
                     WHERE c.id = ?
                     """,
                 arguments: [userId.rawValue, conversationId.rawValue])!
-            let target = min(seq, row["max_seq"] as Int64)
-            guard target > row["read_seq"] as Int64 else { return nil }
+            guard
+                let target = ReadWatermark.target(
+                    requested: seq, maxSeq: row["max_seq"], current: row["read_seq"])
+            else { return nil }
             // The reader's membership and the conversation both move: the other members' next
             // sync carries the new `othersReadSeq`.
             let version = try self.nextVersion(db)
@@ -127,11 +111,10 @@ extension SQLiteStore {
                 arguments: [target, version, conversationId.rawValue, userId.rawValue])
             try db.execute(
                 sql: "UPDATE conversations SET version = ? WHERE id = ?", arguments: [version, conversationId.rawValue])
-            let event = try self.appendEvent(
-                db, to: userId,
-                UserEvent(seq: 0, type: .readMoved, conversationId: conversationId, readSeq: target, at: now))
+            try self.announce(
+                db, [Announcement(to: [userId], ReadMoved(conversationId: conversationId, readSeq: target).body)],
+                at: now)
             let receipt = ReadReceipt(conversationId: conversationId, userId: userId, seq: target)
-            self.publishAfterCommit(db, .events([userId: [event]]))
             self.publishAfterCommit(db, .read(receipt, recipients: members))
             return receipt
         }

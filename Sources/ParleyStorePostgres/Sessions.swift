@@ -3,89 +3,6 @@ import ParleyStore
 import PostgresNIO
 
 extension PostgresStore {
-    public func createUser(_ user: NewUser) async throws -> UserRecord {
-        let email = user.email.map(AccountRules.canonicalEmail)
-        let logger = self.logger
-        let id = try await plain { connection in
-            try await connection.scalar(
-                Int64.self,
-                """
-                INSERT INTO users (username, username_key, email, phone, password_hash, nickname, created_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
-                """,
-                [
-                    .text(user.username), .text(AccountRules.canonicalUsername(user.username)), SQLValue(email),
-                    SQLValue(user.phone), .text(user.passwordHash), .text(user.nickname), .int(user.createdAt),
-                ], logger: logger)!
-        }
-        return UserRecord(
-            id: UserID(id), username: user.username, email: email, phone: user.phone, passwordHash: user.passwordHash,
-            nickname: user.nickname, signature: "", createdAt: user.createdAt)
-    }
-
-    public func findUser(login: String) async throws -> UserRecord? {
-        let (column, key): (String, String) =
-            login.contains("@")
-            ? ("email", AccountRules.canonicalEmail(login))
-            : login.hasPrefix("+") ? ("phone", login) : ("username_key", AccountRules.canonicalUsername(login))
-        return try await fetchUser("\(column) = $1", .text(key))
-    }
-
-    public func user(id: UserID) async throws -> UserRecord? {
-        try await fetchUser("id = $1", .int(id.rawValue))
-    }
-
-    public func user(username: String) async throws -> UserRecord? {
-        try await fetchUser("username_key = $1", .text(AccountRules.canonicalUsername(username)))
-    }
-
-    private func fetchUser(_ condition: String, _ value: SQLValue) async throws -> UserRecord? {
-        let logger = self.logger
-        return try await plain { connection in
-            try await connection.rows("SELECT * FROM users WHERE \(condition)", [value], logger: logger).first.map(
-                UserRecord.init(row:))
-        }
-    }
-
-    public func updateProfile(userId: UserID, nickname: String?, signature: String?, at now: Int64) async throws
-        -> UserRecord
-    {
-        try await write { connection, notes in
-            guard
-                let row = try await connection.rows(
-                    """
-                    UPDATE users SET nickname = COALESCE($1, nickname), signature = COALESCE($2, signature)
-                    WHERE id = $3 RETURNING *
-                    """,
-                    [SQLValue(nickname), SQLValue(signature), .int(userId.rawValue)], logger: self.logger
-                ).first
-            else { throw ParleyError(.userNotFound, "No such user.") }
-            let user = try UserRecord(row: row)
-            let event = try await self.appendEvent(
-                connection, to: userId, UserEvent(seq: 0, type: .profileUpdated, account: user.account, at: now))
-            notes.add(ChangeNote(events: [[userId.rawValue, event.seq]]))
-            return user
-        }
-    }
-
-    /// Appends `event` (its seq assigned here) to a user's stream.
-    func appendEvent(_ connection: PostgresConnection, to userId: UserID, _ event: UserEvent) async throws -> UserEvent
-    {
-        guard
-            let seq = try await connection.scalar(
-                Int64.self, "UPDATE users SET event_seq = event_seq + 1 WHERE id = $1 RETURNING event_seq",
-                [.int(userId.rawValue)], logger: logger)
-        else { throw ParleyError(.userNotFound, "User \(userId) does not exist.") }
-        var event = event
-        event.seq = seq
-        try await connection.rows(
-            "INSERT INTO user_events (user_id, seq, body) VALUES ($1, $2, $3)",
-            [.int(userId.rawValue), .int(seq), .text(try JSONText.encode(event))], logger: logger)
-        return event
-    }
-
-    // MARK: Sessions
-
     public func createSession(_ session: NewSession) async throws -> SessionRecord {
         let logger = self.logger
         return try await plain { connection in
@@ -114,7 +31,7 @@ extension PostgresStore {
                     [.text(accessTokenHash), .int(now)], logger: logger
                 ).first.map(SessionRecord.init(row:))
             else { return nil }
-            if now - session.lastUsedAt >= 60_000 {
+            if SessionRules.shouldNoteUse(lastUsedAt: session.lastUsedAt, now: now) {
                 try await connection.rows(
                     "UPDATE sessions SET last_used_at = $1 WHERE id = $2", [.int(now), .int(session.id.rawValue)],
                     logger: logger)
@@ -174,16 +91,6 @@ extension PostgresStore {
             notes.add(ChangeNote(session: id.rawValue))
             return true
         }
-    }
-}
-
-extension UserRecord {
-    init(row: PostgresRandomAccessRow) throws {
-        self.init(
-            id: UserID(try row.int("id")), username: try row.text("username"), email: try row.optionalText("email"),
-            phone: try row.optionalText("phone"), passwordHash: try row.text("password_hash"),
-            nickname: try row.text("nickname"), signature: try row.text("signature"),
-            createdAt: try row.int("created_at"))
     }
 }
 

@@ -1,0 +1,187 @@
+/// The type of an entry in a user's event stream, as a string so that newer types pass
+/// through older clients.
+public struct UserEventType: OpenStringValue {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// The user became a member of a conversation (created it, was added, or a direct one opened).
+    public static let conversationAdded: UserEventType = "conversation.added"
+    /// Other users joined a conversation the user is in.
+    public static let membersAdded: UserEventType = "members.added"
+    /// The user's own read watermark moved, on any of their devices.
+    public static let readMoved: UserEventType = "read.moved"
+    /// The user's own profile changed.
+    public static let profileUpdated: UserEventType = "profile.updated"
+    /// A conversation the user is in changed its profile (a group was renamed).
+    public static let conversationUpdated: UserEventType = "conversation.updated"
+}
+
+/// One entry of a user's ordered event stream (the "command list" of SPEC 3).
+///
+/// On the wire an event is one flat object: `seq`, `type`, `at` and the fields of its
+/// payload. A type this version does not know decodes as ``UserEventBody/unknown(_:fields:)``
+/// and encodes back unchanged, so clients keep going and servers relay it.
+public struct UserEvent: Codable, Hashable, Sendable {
+    /// Position in this user's stream: dense and strictly increasing.
+    public var seq: Int64
+    public var at: Int64
+    public var body: UserEventBody
+
+    public var type: UserEventType { body.type }
+
+    public init(seq: Int64, at: Int64, _ body: UserEventBody) {
+        self.seq = seq
+        self.at = at
+        self.body = body
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case seq, type, at
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        seq = try container.decode(Int64.self, forKey: .seq)
+        at = try container.decode(Int64.self, forKey: .at)
+        body = try UserEventBody(type: try container.decode(UserEventType.self, forKey: .type), from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(seq, forKey: .seq)
+        try container.encode(type, forKey: .type)
+        try container.encode(at, forKey: .at)
+        try body.encodePayload(to: encoder)
+    }
+}
+
+/// What an event says, one typed payload per ``UserEventType``. To add an event: a payload
+/// type below, a case here, and its line in ``payloadTypes``.
+public enum UserEventBody: Hashable, Sendable {
+    case conversationAdded(ConversationAdded)
+    case membersAdded(MembersAdded)
+    case readMoved(ReadMoved)
+    case profileUpdated(ProfileUpdated)
+    case conversationUpdated(ConversationUpdated)
+    /// A type this version does not know, with its payload fields as they arrived.
+    case unknown(UserEventType, fields: [String: JSONValue])
+
+    /// Every known payload type, by the event type it carries.
+    private static let payloadTypes: [UserEventType: any UserEventPayload.Type] = [
+        .conversationAdded: ConversationAdded.self,
+        .membersAdded: MembersAdded.self,
+        .readMoved: ReadMoved.self,
+        .profileUpdated: ProfileUpdated.self,
+        .conversationUpdated: ConversationUpdated.self,
+    ]
+
+    public var type: UserEventType {
+        switch self {
+        case .unknown(let type, _): type
+        default: payload.map { Swift.type(of: $0).type } ?? ""
+        }
+    }
+
+    /// The typed payload; nil for an unknown type.
+    public var payload: (any UserEventPayload)? {
+        switch self {
+        case .conversationAdded(let payload): payload
+        case .membersAdded(let payload): payload
+        case .readMoved(let payload): payload
+        case .profileUpdated(let payload): payload
+        case .conversationUpdated(let payload): payload
+        case .unknown: nil
+        }
+    }
+
+    /// The conversation the event is about, when it is about one.
+    public var conversationId: ConversationID? { (payload as? any ConversationEventPayload)?.conversationId }
+
+    init(type: UserEventType, from decoder: any Decoder) throws {
+        guard let payloadType = Self.payloadTypes[type] else {
+            var fields: [String: JSONValue] = [:]
+            if case .object(let object) = try JSONValue(from: decoder) { fields = object }
+            for key in ["seq", "type", "at"] { fields[key] = nil }
+            self = .unknown(type, fields: fields)
+            return
+        }
+        self = try payloadType.init(from: decoder).body
+    }
+
+    func encodePayload(to encoder: any Encoder) throws {
+        switch self {
+        case .unknown(_, let fields):
+            var container = encoder.container(keyedBy: AnyCodingKey.self)
+            for (key, value) in fields { try container.encode(value, forKey: AnyCodingKey(stringValue: key)) }
+        default:
+            try payload?.encode(to: encoder)
+        }
+    }
+}
+
+/// The payload of one event type: its fields sit beside `seq`, `type` and `at`.
+public protocol UserEventPayload: Codable, Hashable, Sendable {
+    static var type: UserEventType { get }
+    /// The payload wrapped as an event body.
+    var body: UserEventBody { get }
+}
+
+/// A payload about one conversation.
+public protocol ConversationEventPayload: UserEventPayload {
+    var conversationId: ConversationID { get }
+}
+
+/// `conversation.added`: the user became a member of `conversationId`.
+public struct ConversationAdded: ConversationEventPayload {
+    public static let type = UserEventType.conversationAdded
+    public var conversationId: ConversationID
+    public init(conversationId: ConversationID) { self.conversationId = conversationId }
+    public var body: UserEventBody { .conversationAdded(self) }
+}
+
+/// `members.added`: `userIds` joined `conversationId`.
+public struct MembersAdded: ConversationEventPayload {
+    public static let type = UserEventType.membersAdded
+    public var conversationId: ConversationID
+    public var userIds: [UserID]
+    public init(conversationId: ConversationID, userIds: [UserID]) {
+        self.conversationId = conversationId
+        self.userIds = userIds
+    }
+    public var body: UserEventBody { .membersAdded(self) }
+}
+
+/// `read.moved`: the user's own read watermark in `conversationId` is now `readSeq`.
+public struct ReadMoved: ConversationEventPayload {
+    public static let type = UserEventType.readMoved
+    public var conversationId: ConversationID
+    public var readSeq: Int64
+    public init(conversationId: ConversationID, readSeq: Int64) {
+        self.conversationId = conversationId
+        self.readSeq = readSeq
+    }
+    public var body: UserEventBody { .readMoved(self) }
+}
+
+/// `profile.updated`: the user's own profile, as it now stands.
+public struct ProfileUpdated: UserEventPayload {
+    public static let type = UserEventType.profileUpdated
+    public var account: Account
+    public init(account: Account) { self.account = account }
+    public var body: UserEventBody { .profileUpdated(self) }
+}
+
+/// `conversation.updated`: `updatedBy` changed the profile of `conversationId`; `name` is
+/// its name as it now stands.
+public struct ConversationUpdated: ConversationEventPayload {
+    public static let type = UserEventType.conversationUpdated
+    public var conversationId: ConversationID
+    public var name: String
+    public var updatedBy: UserID
+    public init(conversationId: ConversationID, name: String, updatedBy: UserID) {
+        self.conversationId = conversationId
+        self.name = name
+        self.updatedBy = updatedBy
+    }
+    public var body: UserEventBody { .conversationUpdated(self) }
+}

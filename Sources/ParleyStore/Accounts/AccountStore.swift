@@ -1,0 +1,13 @@
+import ParleyCore
+
+/// Users and their profiles.
+public protocol AccountStore: Sendable {
+    /// Stores a new user; throws `username_taken`, `email_taken` or `phone_taken`.
+    func createUser(_ user: NewUser) async throws -> UserRecord
+    /// Finds a user by username, email (case-insensitive) or phone (see ``LoginKey``).
+    func findUser(login: String) async throws -> UserRecord?
+    func user(id: UserID) async throws -> UserRecord?
+    func user(username: String) async throws -> UserRecord?
+    /// Changes the fields given; appends a `profile.updated` event for the user.
+    func updateProfile(userId: UserID, nickname: String?, signature: String?, at now: Int64) async throws -> UserRecord
+}

@@ -1,0 +1,72 @@
+import ParleyCore
+
+/// Who may do what to a conversation, and whom a change is announced to. Backends read the
+/// facts (members, kind, which users exist), ask these rules, and write what they decide,
+/// in the transaction that read the facts.
+public enum ConversationRules {
+    /// Throws `not_a_member` unless `userId` is among `members` of conversation `id`.
+    public static func requireMember(_ userId: UserID, of members: [UserID], in id: ConversationID) throws {
+        guard members.contains(userId) else { throw ParleyError.notAMember(of: id) }
+    }
+
+    /// A direct conversation is between two different users.
+    public static func checkDirectPair(_ userId: UserID, _ peerId: UserID) throws {
+        guard userId != peerId else {
+            throw ParleyError(.invalidField, "A direct conversation needs another user.")
+        }
+    }
+
+    /// The members a new group gets besides its owner: each requested user once, in id order.
+    /// Throws `group_full` when the group would be too large.
+    public static func groupMembers(owner: UserID, requested: [UserID]) throws -> [UserID] {
+        let others = Set(requested).subtracting([owner]).sorted()
+        guard others.count + 1 <= Limits.maxGroupMembers else { throw ParleyError.groupFull() }
+        return others
+    }
+
+    /// The users an addition actually adds (those not yet members, in id order). Only groups
+    /// take members; throws `group_full` when the group would be too large.
+    public static func membersToAdd(_ requested: [UserID], to kind: ConversationKind, current: [UserID]) throws
+        -> [UserID]
+    {
+        guard kind == .group else { throw ParleyError(.forbidden, "Members can be added to groups only.") }
+        let added = Set(requested).subtracting(current).sorted()
+        guard current.count + added.count <= Limits.maxGroupMembers else { throw ParleyError.groupFull() }
+        return added
+    }
+
+    /// Only groups have a name to change.
+    public static func checkRenamable(_ kind: ConversationKind) throws {
+        guard kind == .group else { throw ParleyError(.forbidden, "Only groups can be renamed.") }
+    }
+
+    /// Throws `user_not_found` naming the first of `ids` (in order) missing from `existing`.
+    public static func requireExisting(_ ids: [UserID], existing: Set<UserID>) throws {
+        if let missing = ids.first(where: { !existing.contains($0) }) {
+            throw ParleyError(.userNotFound, "User \(missing) does not exist.")
+        }
+    }
+
+    /// The events of users joining conversation `id`: `conversation.added` for each of them,
+    /// and `members.added` for those who were already in it.
+    public static func joinAnnouncements(_ joined: [UserID], to id: ConversationID, existing: [UserID] = [])
+        -> [Announcement]
+    {
+        var announcements = [Announcement(to: joined, ConversationAdded(conversationId: id).body)]
+        if !existing.isEmpty {
+            announcements.append(Announcement(to: existing, MembersAdded(conversationId: id, userIds: joined).body))
+        }
+        return announcements
+    }
+}
+
+/// One event body to append to several users' streams.
+public struct Announcement: Sendable {
+    public var users: [UserID]
+    public var body: UserEventBody
+
+    public init(to users: [UserID], _ body: UserEventBody) {
+        self.users = users
+        self.body = body
+    }
+}

@@ -1,0 +1,56 @@
+import ParleyCore
+
+/// Where a new message goes.
+public enum MessageTarget: Sendable, Hashable {
+    case conversation(ConversationID)
+    /// The direct conversation with this user, created on the first message.
+    case directWith(UserID)
+}
+
+/// A message to append; content already validated.
+public struct NewMessage: Sendable {
+    public var target: MessageTarget
+    public var senderId: UserID
+    public var clientMsgId: String
+    public var kind: MessageKind
+    public let content: JSONValue
+    /// `content` as JSON text, encoded once: what is stored, and what size limits apply to.
+    public let contentJSON: String
+    public var sentAt: Int64
+    /// The connection that sent it, which gets the ack and so needs no push of its own.
+    public var origin: ConnectionTag?
+
+    public init(
+        target: MessageTarget, senderId: UserID, clientMsgId: String, kind: MessageKind, content: JSONValue,
+        sentAt: Int64, origin: ConnectionTag? = nil
+    ) throws {
+        self.target = target
+        self.senderId = senderId
+        self.clientMsgId = clientMsgId
+        self.kind = kind
+        self.content = content
+        var writer = JSONWriter()
+        try writer.value(content)
+        self.contentJSON = writer.text
+        self.sentAt = sentAt
+        self.origin = origin
+    }
+}
+
+/// Identifies one live connection of one server node, so fan-out can skip the sender's own.
+public struct ConnectionTag: Sendable, Hashable {
+    public var rawValue: UInt64
+    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+}
+
+/// The outcome of ``ParleyStore/appendMessage(_:)``.
+public struct AppendResult: Sendable, Hashable {
+    public var message: Message
+    /// True when the message had been committed before with the same `clientMsgId`.
+    public var duplicate: Bool
+
+    public init(message: Message, duplicate: Bool) {
+        self.message = message
+        self.duplicate = duplicate
+    }
+}

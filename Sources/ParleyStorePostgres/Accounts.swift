@@ -1,0 +1,112 @@
+import ParleyCore
+import ParleyStore
+import PostgresNIO
+
+extension PostgresStore {
+    public func createUser(_ user: NewUser) async throws -> UserRecord {
+        let email = user.email.map(AccountRules.canonicalEmail)
+        let logger = self.logger
+        let id = try await plain { connection in
+            try await connection.scalar(
+                Int64.self,
+                """
+                INSERT INTO users (username, username_key, email, phone, password_hash, nickname, created_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+                """,
+                [
+                    .text(user.username), .text(AccountRules.canonicalUsername(user.username)), SQLValue(email),
+                    SQLValue(user.phone), .text(user.passwordHash), .text(user.nickname), .int(user.createdAt),
+                ], logger: logger)!
+        }
+        return UserRecord(
+            id: UserID(id), username: user.username, email: email, phone: user.phone, passwordHash: user.passwordHash,
+            nickname: user.nickname, signature: "", createdAt: user.createdAt)
+    }
+
+    public func findUser(login: String) async throws -> UserRecord? {
+        try await fetchUser(LoginKey(login: login))
+    }
+
+    public func user(id: UserID) async throws -> UserRecord? {
+        try await fetchUser("id", .int(id.rawValue))
+    }
+
+    public func user(username: String) async throws -> UserRecord? {
+        let key = LoginKey(username: username)
+        return try await fetchUser(key.column, .text(key.value))
+    }
+
+    private func fetchUser(_ key: LoginKey) async throws -> UserRecord? {
+        try await fetchUser(key.column, .text(key.value))
+    }
+
+    private func fetchUser(_ column: String, _ value: SQLValue) async throws -> UserRecord? {
+        let logger = self.logger
+        return try await plain { connection in
+            try await connection.rows("SELECT * FROM users WHERE \(column) = $1", [value], logger: logger).first.map(
+                UserRecord.init(row:))
+        }
+    }
+
+    public func updateProfile(userId: UserID, nickname: String?, signature: String?, at now: Int64) async throws
+        -> UserRecord
+    {
+        try await write { connection, notes in
+            guard
+                let row = try await connection.rows(
+                    """
+                    UPDATE users SET nickname = COALESCE($1, nickname), signature = COALESCE($2, signature)
+                    WHERE id = $3 RETURNING *
+                    """,
+                    [SQLValue(nickname), SQLValue(signature), .int(userId.rawValue)], logger: self.logger
+                ).first
+            else { throw ParleyError(.userNotFound, "No such user.") }
+            let user = try UserRecord(row: row)
+            try await self.announce(
+                connection, notes, [Announcement(to: [userId], ProfileUpdated(account: user.account).body)], at: now)
+            return user
+        }
+    }
+
+    /// Appends each announcement's event to its users' streams (seqs assigned here) and
+    /// notes them for NOTIFY.
+    func announce(_ connection: PostgresConnection, _ notes: Notifications, _ announcements: [Announcement], at now: Int64)
+        async throws
+    {
+        var pairs: [[Int64]] = []
+        for announcement in announcements {
+            for user in announcement.users {
+                let event = try await appendEvent(connection, to: user, announcement.body, at: now)
+                pairs.append([user.rawValue, event.seq])
+            }
+        }
+        for chunk in stride(from: 0, to: pairs.count, by: 200) {
+            notes.add(ChangeNote(events: Array(pairs[chunk..<min(chunk + 200, pairs.count)])))
+        }
+    }
+
+    private func appendEvent(_ connection: PostgresConnection, to userId: UserID, _ body: UserEventBody, at now: Int64)
+        async throws -> UserEvent
+    {
+        guard
+            let seq = try await connection.scalar(
+                Int64.self, "UPDATE users SET event_seq = event_seq + 1 WHERE id = $1 RETURNING event_seq",
+                [.int(userId.rawValue)], logger: logger)
+        else { throw ParleyError(.userNotFound, "User \(userId) does not exist.") }
+        let event = UserEvent(seq: seq, at: now, body)
+        try await connection.rows(
+            "INSERT INTO user_events (user_id, seq, body) VALUES ($1, $2, $3)",
+            [.int(userId.rawValue), .int(seq), .text(try JSONText.encode(event))], logger: logger)
+        return event
+    }
+}
+
+extension UserRecord {
+    init(row: PostgresRandomAccessRow) throws {
+        self.init(
+            id: UserID(try row.int("id")), username: try row.text("username"), email: try row.optionalText("email"),
+            phone: try row.optionalText("phone"), passwordHash: try row.text("password_hash"),
+            nickname: try row.text("nickname"), signature: try row.text("signature"),
+            createdAt: try row.int("created_at"))
+    }
+}

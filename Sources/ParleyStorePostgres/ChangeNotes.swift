@@ -1,0 +1,53 @@
+import ParleyCore
+import ParleyStore
+import PostgresNIO
+
+extension PostgresStore {
+    /// Turns one NOTIFY into changes on this node's feed (called in notification order).
+    func deliver(_ payload: String) async {
+        guard let note = try? JSONText.decode(ChangeNote.self, from: payload) else { return }
+        do {
+            let changes = try await plain { connection in try await self.changes(for: note, connection) }
+            for change in changes { self.changes.publish(change) }
+        } catch {
+            logger.error("Cannot load a notified change; clients will resync", metadata: ["error": "\(error)"])
+            self.changes.publish(.resyncRequired)
+        }
+    }
+
+    private func changes(for note: ChangeNote, _ connection: PostgresConnection) async throws -> [StoreChange] {
+        var result: [StoreChange] = []
+        if let id = note.message,
+            let row = try await connection.rows("SELECT * FROM messages WHERE id = $1", [.int(id)], logger: logger)
+                .first
+        {
+            let message = try Message(row: row)
+            let recipients = try await memberList(connection, message.conversationId)
+            var origin: ConnectionTag?
+            if let parts = note.origin?.split(separator: "/"), parts.count == 2, parts[0] == nodeID,
+                let tag = UInt64(parts[1])
+            {
+                origin = ConnectionTag(tag)
+            }
+            result.append(.message(message, recipients: recipients, origin: origin))
+        }
+        if let pairs = note.events {
+            var events: [UserID: [UserEvent]] = [:]
+            for pair in pairs where pair.count == 2 {
+                if let body = try await connection.scalar(
+                    String.self, "SELECT body FROM user_events WHERE user_id = $1 AND seq = $2",
+                    [.int(pair[0]), .int(pair[1])], logger: logger)
+                {
+                    events[UserID(pair[0]), default: []].append(try JSONText.decode(UserEvent.self, from: body))
+                }
+            }
+            result.append(.events(events))
+        }
+        if let read = note.read, read.count == 3 {
+            let receipt = ReadReceipt(conversationId: ConversationID(read[0]), userId: UserID(read[1]), seq: read[2])
+            result.append(.read(receipt, recipients: try await memberList(connection, receipt.conversationId)))
+        }
+        if let session = note.session { result.append(.sessionRevoked(SessionID(session))) }
+        return result
+    }
+}

@@ -1,0 +1,124 @@
+import ParleyCore
+import ParleyStore
+import PostgresNIO
+
+extension PostgresStore {
+    public func appendMessage(_ new: NewMessage) async throws -> AppendResult {
+        try await write { connection, notes in
+            if let row = try await connection.rows(
+                "SELECT * FROM messages WHERE sender_id = $1 AND client_msg_id = $2",
+                [.int(new.senderId.rawValue), .text(new.clientMsgId)], logger: self.logger
+            ).first {
+                let original = try Message(row: row)
+                var directConversation: ConversationID?
+                if let key = SendRules.directKeyToCheck(retrying: original, aimedAt: new.target) {
+                    directConversation = try await self.conversationID(connection, directKey: key)
+                }
+                return try SendRules.retry(
+                    of: original, aimedAt: new.target, directConversation: directConversation)
+            }
+            let conversationId: ConversationID
+            switch new.target {
+            case .conversation(let id): conversationId = id
+            case .directWith(let peerId):
+                conversationId = try await self.directConversation(
+                    connection, notes, between: new.senderId, and: peerId, at: new.sentAt)
+            }
+            _ = try await self.memberIDs(connection, of: conversationId, requiring: new.senderId)
+            let version = try await self.nextVersion(connection)
+            let seq = try await connection.scalar(
+                Int64.self,
+                "UPDATE conversations SET max_seq = max_seq + 1, version = $1, last_activity_at = $2 WHERE id = $3 RETURNING max_seq",
+                [.int(version), .int(new.sentAt), .int(conversationId.rawValue)], logger: self.logger)!
+            let id = try await connection.scalar(
+                Int64.self,
+                """
+                INSERT INTO messages (conversation_id, seq, sender_id, client_msg_id, kind, content, sent_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+                """,
+                [
+                    .int(conversationId.rawValue), .int(seq), .int(new.senderId.rawValue), .text(new.clientMsgId),
+                    .text(new.kind.rawValue), .text(new.contentJSON), .int(new.sentAt),
+                ], logger: self.logger)!
+            try await connection.rows(
+                "UPDATE members SET read_seq = $1, version = $2 WHERE conversation_id = $3 AND user_id = $4",
+                [.int(seq), .int(version), .int(conversationId.rawValue), .int(new.senderId.rawValue)],
+                logger: self.logger)
+            notes.add(ChangeNote(message: id, origin: new.origin.map { "\(self.nodeID)/\($0.rawValue)" }))
+            let message = Message(
+                id: MessageID(id), conversationId: conversationId, seq: seq, senderId: new.senderId,
+                clientMsgId: new.clientMsgId,
+                kind: new.kind, content: new.content, sentAt: new.sentAt)
+            return AppendResult(message: message, duplicate: false)
+        }
+    }
+
+    public func history(of conversationId: ConversationID, for userId: UserID, query: HistoryQuery) async throws
+        -> HistoryPage
+    {
+        let window = HistoryWindow(query)
+        return try await read { connection in
+            _ = try await self.summary(connection, conversationId, for: userId)
+            var conditions = ["conversation_id = $1"]
+            var values: [SQLValue] = [.int(conversationId.rawValue)]
+            if let before = window.before {
+                values.append(.int(before))
+                conditions.append("seq < $\(values.count)")
+            }
+            if let after = window.after {
+                values.append(.int(after))
+                conditions.append("seq > $\(values.count)")
+            }
+            let rows = try await connection.rows(
+                """
+                SELECT * FROM messages WHERE \(conditions.joined(separator: " AND "))
+                ORDER BY seq \(window.newestFirst ? "DESC" : "ASC") LIMIT \(window.fetchLimit)
+                """,
+                values, logger: self.logger)
+            return window.page(try rows.map { try Message(row: $0) })
+        }
+    }
+
+    public func markRead(_ conversationId: ConversationID, by userId: UserID, upTo seq: Int64, at now: Int64)
+        async throws -> ReadReceipt?
+    {
+        try await write { connection, notes in
+            _ = try await self.memberIDs(connection, of: conversationId, requiring: userId)
+            let row = try await connection.rows(
+                """
+                SELECT c.max_seq, m.read_seq FROM conversations c
+                JOIN members m ON m.conversation_id = c.id AND m.user_id = $1 WHERE c.id = $2
+                """,
+                [.int(userId.rawValue), .int(conversationId.rawValue)], logger: self.logger)[0]
+            guard
+                let target = ReadWatermark.target(
+                    requested: seq, maxSeq: try row.int("max_seq"), current: try row.int("read_seq"))
+            else { return nil }
+            let version = try await self.nextVersion(connection)
+            try await connection.rows(
+                "UPDATE members SET read_seq = $1, version = $2 WHERE conversation_id = $3 AND user_id = $4",
+                [.int(target), .int(version), .int(conversationId.rawValue), .int(userId.rawValue)], logger: self.logger
+            )
+            try await connection.rows(
+                "UPDATE conversations SET version = $1 WHERE id = $2", [.int(version), .int(conversationId.rawValue)],
+                logger: self.logger)
+            try await self.announce(
+                connection, notes,
+                [Announcement(to: [userId], ReadMoved(conversationId: conversationId, readSeq: target).body)], at: now)
+            notes.add(ChangeNote(read: [conversationId.rawValue, userId.rawValue, target]))
+            return ReadReceipt(conversationId: conversationId, userId: userId, seq: target)
+        }
+    }
+}
+
+extension Message {
+    init(row: PostgresRandomAccessRow) throws {
+        self.init(
+            id: MessageID(try row.int("id")), conversationId: ConversationID(try row.int("conversation_id")),
+            seq: try row.int("seq"),
+            senderId: UserID(try row.int("sender_id")), clientMsgId: try row.text("client_msg_id"),
+            kind: MessageKind(rawValue: try row.text("kind")),
+            content: try JSONText.decode(JSONValue.self, from: try row.text("content")),
+            sentAt: try row.int("sent_at"))
+    }
+}

@@ -1,0 +1,30 @@
+import ParleyCore
+import ParleyStore
+import PostgresNIO
+
+extension PostgresStore {
+    /// Reads one REPEATABLE READ snapshot for ``SyncPaging``. Versioned writes commit in
+    /// version order (the write lock), so the counter read in the snapshot covers exactly the
+    /// changes visible in it.
+    public func sync(userId: UserID, since cursor: SyncCursor?, limit: Int) async throws -> SyncBatch {
+        try await read { connection in
+            guard
+                let userEventSeq = try await connection.scalar(
+                    Int64.self, "SELECT event_seq FROM users WHERE id = $1", [.int(userId.rawValue)],
+                    logger: self.logger)
+            else { throw ParleyError(.userNotFound, "No such user.") }
+            let currentVersion = try await connection.scalar(
+                Int64.self, "SELECT value FROM counters WHERE name = 'change_version'", logger: self.logger)!
+            let paging = SyncPaging(cursor: cursor, userEventSeq: userEventSeq, limit: limit)
+            let eventBodies = try await connection.rows(
+                "SELECT body FROM user_events WHERE user_id = $1 AND seq > $2 ORDER BY seq LIMIT \(paging.fetchLimit)",
+                [.int(userId.rawValue), .int(paging.since.eventSeq)], logger: self.logger
+            ).map { try $0.text("body") }
+            let changed = try await self.summaryRows(
+                connection, for: userId, where: "c.version > $2 OR m.version > $2", orderBy: "change_version",
+                limit: Int64(paging.fetchLimit), [.int(paging.since.version)]
+            ).map { (summary: try ConversationSummary(row: $0, viewer: userId), changeVersion: try $0.int("change_version")) }
+            return try paging.batch(eventBodies: eventBodies, changed: changed, currentVersion: currentVersion)
+        }
+    }
+}
