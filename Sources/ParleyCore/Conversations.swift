@@ -146,3 +146,20 @@ public struct ReadReceipt: Codable, Hashable, Sendable {
         self.seq = seq
     }
 }
+
+/// `PATCH /v1/conversations/{conversationId}` and the WebSocket `rename` frame (which names
+/// the conversation in the payload): a member gives a group a new name (1 to
+/// ``Limits/maxGroupNameLength`` characters, see ``TextRules``).
+public struct RenameGroupRequest: Codable, Sendable, Hashable, StrictDecodable {
+    public var conversationId: ConversationID?
+    public var name: String
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case conversationId, name
+    }
+
+    public init(conversationId: ConversationID? = nil, name: String) {
+        self.conversationId = conversationId
+        self.name = name
+    }
+}

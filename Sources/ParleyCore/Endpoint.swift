@@ -4,7 +4,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
     case health, ready, openAPI, metrics
     case register, login, refresh, logout, listSessions, revokeSession
     case getMe, updateMe, getUser, getUserByUsername
-    case listConversations, createGroup, openDirect, getConversation, addMembers
+    case listConversations, createGroup, openDirect, getConversation, renameGroup, addMembers
     case history, markRead, sendMessage
     case sync, webSocket
 
@@ -13,7 +13,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
         switch self {
         case .register, .login, .refresh, .createGroup, .openDirect, .addMembers, .markRead, .sendMessage: "POST"
         case .logout, .revokeSession: "DELETE"
-        case .updateMe: "PATCH"
+        case .updateMe, .renameGroup: "PATCH"
         default: "GET"
         }
     }
@@ -35,7 +35,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .getUserByUsername: "/v1/users/by-username/{username}"
         case .listConversations, .createGroup: "/v1/conversations"
         case .openDirect: "/v1/conversations/direct"
-        case .getConversation: "/v1/conversations/{conversationId}"
+        case .getConversation, .renameGroup: "/v1/conversations/{conversationId}"
         case .addMembers: "/v1/conversations/{conversationId}/members"
         case .history: "/v1/conversations/{conversationId}/messages"
         case .markRead: "/v1/conversations/{conversationId}/read"

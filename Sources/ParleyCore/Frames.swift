@@ -14,6 +14,8 @@ public enum ClientFrameType: String, Codable, Sendable, CaseIterable {
     case history
     /// A ``ReadRequest`` with `conversationId`; answered with a ``ReadReceipt``.
     case read
+    /// A ``RenameGroupRequest`` with `conversationId`; answered with a ``ConversationDetail``.
+    case rename
 }
 
 /// The frame types the server sends on the WebSocket.

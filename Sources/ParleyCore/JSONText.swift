@@ -22,7 +22,15 @@ public enum JSONText {
 
     /// Decodes what a client sent: strict RFC 8259 first (``JSONSyntax``), then the value.
     public static func decodeRequest<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
+        try decodeRequest(type, from: text, using: decoder)
+    }
+
+    /// Decodes what a client sent with a decoder of the caller's (one that carries `userInfo`):
+    /// strict RFC 8259 first (``JSONSyntax``), then the value.
+    public static func decodeRequest<T: Decodable>(_ type: T.Type, from text: String, using decoder: JSONDecoder)
+        throws -> T
+    {
         try JSONSyntax.check(text)
-        return try decode(type, from: text)
+        return try decoder.decode(type, from: Data(text.utf8))
     }
 }

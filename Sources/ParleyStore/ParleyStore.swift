@@ -15,13 +15,12 @@ import ParleyCore
 /// - Each user's event stream has dense, strictly increasing seqs.
 /// - Authorisation that depends on stored state (membership) is checked inside the same
 ///   transaction as the write it guards.
-/// - After each committed write, the change is published on ``changes`` in commit order.
+/// - After each committed write, the change reaches the node's ``FanOut`` in commit order
+///   (SQLite publishes it on its ``LocalFanOut``; PostgreSQL sends a NOTIFY in the
+///   transaction, which every node's `PostgresFanOut` hears at commit).
 ///
 /// Domain failures are thrown as ``ParleyError``; anything else is an internal failure.
 public protocol ParleyStore: AccountStore, SessionStore, ConversationStore, MessageStore, SyncStore {
-    /// Committed changes, in commit order, for real-time fan-out.
-    var changes: ChangeFeed { get }
-
     /// Succeeds when the storage can serve reads and writes (readiness).
     func checkReady() async throws
 

@@ -3,16 +3,9 @@ import ParleyStore
 import PostgresNIO
 
 extension PostgresStore {
-    /// Turns one NOTIFY into changes on this node's feed (called in notification order).
-    func deliver(_ payload: String) async {
-        guard let note = try? JSONText.decode(ChangeNote.self, from: payload) else { return }
-        do {
-            let changes = try await plain { connection in try await self.changes(for: note, connection) }
-            for change in changes { self.changes.publish(change) }
-        } catch {
-            logger.error("Cannot load a notified change; clients will resync", metadata: ["error": "\(error)"])
-            self.changes.publish(.resyncRequired)
-        }
+    /// The committed changes a NOTIFY names, loaded in one read (called in notification order).
+    func changes(for note: ChangeNote) async throws -> [StoreChange] {
+        try await plain { connection in try await self.changes(for: note, connection) }
     }
 
     private func changes(for note: ChangeNote, _ connection: PostgresConnection) async throws -> [StoreChange] {

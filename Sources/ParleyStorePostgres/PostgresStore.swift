@@ -11,12 +11,9 @@ import Synchronization
 /// they commit in version order as SQLite's single writer does: seqs stay dense and cursors
 /// exact whichever node writes, and no two writes can deadlock. Each write transaction
 /// sends a NOTIFY (ids only, well under the 8,000-byte limit) that PostgreSQL delivers at
-/// commit, in commit order, to every node; each node's listener fetches what the ids name
-/// and publishes it on its ``changes`` feed, its own commits included, so every node fans out
-/// in the same order. When a node loses its LISTEN connection it publishes
-/// ``StoreChange/resyncRequired`` after reconnecting, so its clients resync.
+/// commit, in commit order, to every node's ``PostgresFanOut``, which fetches what the ids
+/// name (``changes(for:)``).
 public final class PostgresStore: ParleyStore {
-    public let changes = ChangeFeed()
     let client: PostgresClient
     let logger: Logger
     /// The NOTIFY channel; per schema, so isolated test schemas do not hear each other.
@@ -25,11 +22,9 @@ public final class PostgresStore: ParleyStore {
     let writeLock: Int64
     /// Identifies this node in notifications, so only it skips the sending socket.
     let nodeID = UUID().uuidString
-    private let connectionConfiguration: PostgresConnection.Configuration
-    private let tasks = Mutex<[Task<Void, Never>]>([])
-    /// Whether the first LISTEN came up (nil: not yet), and who waits for it.
-    private let listening = Mutex<(outcome: Result<Void, any Error>?, waiters: [CheckedContinuation<Void, any Error>])>(
-        (nil, []))
+    /// How to open a connection outside the pool (the fan-out's LISTEN connection).
+    let connectionConfiguration: PostgresConnection.Configuration
+    private let poolTask = Mutex<Task<Void, Never>?>(nil)
 
     private init(client: PostgresClient, connection: PostgresConnection.Configuration, schema: String?, logger: Logger)
     {
@@ -68,14 +63,12 @@ public final class PostgresStore: ParleyStore {
             client: PostgresClient(configuration: clientConfiguration, backgroundLogger: logger),
             connection: connection,
             schema: schema, logger: logger)
-        store.spawn { await store.client.run() }
+        store.poolTask.withLock { $0 = Task { await store.client.run() } }
         do {
             // One direct connection first: the pool would retry an unreachable server for a
             // minute before failing, and an operator with a wrong URL should know at once.
             try await PostgresConnection.connect(configuration: connection, id: 0, logger: logger).close()
             try await store.migrate(schema: schema)
-            store.spawn { await store.listen() }
-            try await store.waitUntilListening()
         } catch {
             try? await store.close()
             throw ParleyError(
@@ -89,12 +82,7 @@ public final class PostgresStore: ParleyStore {
     }
 
     public func close() async throws {
-        for task in tasks.withLock({ $0 }) { task.cancel() }
-    }
-
-    private func spawn(_ work: @escaping @Sendable () async -> Void) {
-        let task = Task { await work() }
-        tasks.withLock { $0.append(task) }
+        poolTask.withLock { $0 }?.cancel()
     }
 
     // MARK: Migrations
@@ -200,54 +188,6 @@ public final class PostgresStore: ParleyStore {
             Int64.self, "UPDATE counters SET value = value + 1 WHERE name = 'change_version' RETURNING value",
             logger: logger)!
     }
-
-    // MARK: Listening
-
-    /// Waits for the first LISTEN; throws its error if it failed (the node does not start).
-    private func waitUntilListening() async throws {
-        try await withCheckedThrowingContinuation { continuation in
-            let outcome = listening.withLock { state -> Result<Void, any Error>? in
-                if state.outcome == nil { state.waiters.append(continuation) }
-                return state.outcome
-            }
-            if let outcome { continuation.resume(with: outcome) }
-        }
-    }
-
-    /// Records how the first LISTEN went and wakes ``waitUntilListening()``; answers false
-    /// when it had already been recorded (this is a later LISTEN).
-    private func settleFirstListen(_ outcome: Result<Void, any Error>) -> Bool {
-        let waiters = listening.withLock { state -> [CheckedContinuation<Void, any Error>]? in
-            guard state.outcome == nil else { return nil }
-            state.outcome = outcome
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters ?? [] { waiter.resume(with: outcome) }
-        return waiters != nil
-    }
-
-    /// Keeps a LISTEN connection open; after losing one, tells this node's clients to resync.
-    /// If the first one cannot be opened, the store fails to start instead.
-    private func listen() async {
-        while !Task.isCancelled {
-            do {
-                let connection = try await PostgresConnection.connect(
-                    configuration: connectionConfiguration, id: 1, logger: logger)
-                defer { Task { try? await connection.close() } }
-                try await connection.listen(on: channel) { notifications in
-                    if !settleFirstListen(.success(())) { changes.publish(.resyncRequired) }
-                    for try await notification in notifications {
-                        await deliver(notification.payload)
-                    }
-                }
-            } catch {
-                if Task.isCancelled || settleFirstListen(.failure(error)) { return }
-                logger.warning("LISTEN connection lost; clients will resync", metadata: ["error": "\(error)"])
-            }
-            try? await Task.sleep(for: .milliseconds(200))
-        }
-    }
 }
 
 /// The NOTIFY payloads a write transaction collects (used by one task at a time).
@@ -270,4 +210,6 @@ struct ChangeNote: Codable, Sendable {
     var read: [Int64]?
     /// A revoked session.
     var session: Int64?
+    /// An ephemeral signal, carried whole (it is never stored).
+    var signal: Signal?
 }

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// Writes are serialised by SQLite's single writer, which is what makes seq allocation
 /// dense without further locking; reads run concurrently on snapshots. Each change is
-/// published on ``changes`` from GRDB's after-commit hook, which runs on the writer queue, so
+/// published on ``fanOut`` from GRDB's after-commit hook, which runs on the writer queue, so
 /// subscribers see changes in commit order.
 public final class SQLiteStore: ParleyStore {
     /// How hard a commit waits for the disk.
@@ -20,14 +20,16 @@ public final class SQLiteStore: ParleyStore {
     }
 
     let pool: DatabasePool
-    public let changes = ChangeFeed()
+    /// Where committed changes go: this node's fan-out (SQLite serves one node).
+    public let fanOut: LocalFanOut
     let groupCommit = GroupCommit()
     /// While a savepoint of ``inSavepointPublishingOnCommit(_:_:)`` runs, the changes it
     /// publishes wait here. Only the writer touches it, one write at a time.
     private let heldChanges = Mutex<[StoreChange]?>(nil)
 
     /// Opens (creating if needed) the database at `path` and migrates it to the current schema.
-    public init(path: String, durability: Durability = .full) throws {
+    public init(path: String, durability: Durability = .full, fanOut: LocalFanOut = LocalFanOut()) throws {
+        self.fanOut = fanOut
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.label = "parley"
@@ -39,9 +41,13 @@ public final class SQLiteStore: ParleyStore {
     }
 
     /// Opens the store in `directory` (created if missing) as `parley.sqlite`.
-    public convenience init(directory: String, durability: Durability = .full) throws {
+    public convenience init(directory: String, durability: Durability = .full, fanOut: LocalFanOut = LocalFanOut())
+        throws
+    {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try self.init(path: (directory as NSString).appendingPathComponent("parley.sqlite"), durability: durability)
+        try self.init(
+            path: (directory as NSString).appendingPathComponent("parley.sqlite"), durability: durability,
+            fanOut: fanOut)
     }
 
     public func checkReady() async throws {
@@ -85,7 +91,7 @@ public final class SQLiteStore: ParleyStore {
     }
 
     private func register(_ change: StoreChange, in db: Database) {
-        let feed = changes
-        db.afterNextTransaction { _ in feed.publish(change) }
+        let fanOut = self.fanOut
+        db.afterNextTransaction { _ in fanOut.deliver(.stored(change)) }
     }
 }

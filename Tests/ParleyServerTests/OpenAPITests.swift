@@ -44,7 +44,8 @@ import Testing
     @Test func theServerRegistersEveryEndpoint() async throws {
         let store = try SQLiteStore(directory: makeTemporaryDirectory())
         let parts = ServerParts(
-            store: store, configuration: ServerConfiguration(), clock: .system, logger: .init(label: "t"))
+            storage: Storage(store: store, fanOut: store.fanOut, services: []), configuration: ServerConfiguration(),
+            clock: .system, logger: .init(label: "t"))
         let registry = parts.addRoutes(to: .init(context: ParleyRequestContext.self))
         #expect(registry.endpoints == Set(Endpoint.allCases))
         try await store.close()

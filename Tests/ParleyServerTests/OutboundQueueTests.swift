@@ -56,9 +56,9 @@ import Testing
     @Test func hubFanOutSkipsTheOriginAndCutsOffOnlyTheStuckConnection() throws {
         var configuration = ServerConfiguration()
         configuration.outboundQueueLimit = 2
-        let feed = ChangeFeed()
+        let feed = LocalFanOut()
         let metrics = ServerMetrics()
-        let hub = ConnectionHub(feed: feed, configuration: configuration, metrics: metrics, logger: Logger(label: "t"))
+        let hub = ConnectionHub(fanOut: feed, configuration: configuration, metrics: metrics, logger: Logger(label: "t"))
         let stuck = GatewayConnection(tag: hub.makeTag(), queueLimit: 2)
         let healthy = GatewayConnection(tag: hub.makeTag(), queueLimit: 100)
         let origin = GatewayConnection(tag: hub.makeTag(), queueLimit: 100)
@@ -70,7 +70,7 @@ import Testing
             let message = Message(
                 id: MessageID(Int64(seq)), conversationId: ConversationID(1), seq: Int64(seq), senderId: UserID(3),
                 clientMsgId: "c\(seq)", kind: .text, content: .object(["text": "x"]), sentAt: 0)
-            feed.publish(.message(message, recipients: [UserID(1), UserID(2), UserID(3)], origin: origin.tag))
+            feed.deliver(.stored(.message(message, recipients: [UserID(1), UserID(2), UserID(3)], origin: origin.tag)))
         }
         #expect(stuck.queue.isClosing)
         #expect(healthy.queue.count == 3)
@@ -81,13 +81,37 @@ import Testing
             "2 + 2 + 1: the stuck socket took two before it overflowed")
     }
 
+    @Test func hubHandsASignalToEveryDeviceOfItsRecipientsAsAFrameOfItsType() async throws {
+        let fanOut = LocalFanOut()
+        let hub = ConnectionHub(
+            fanOut: fanOut, configuration: ServerConfiguration(), metrics: ServerMetrics(), logger: Logger(label: "t"))
+        let phone = GatewayConnection(tag: hub.makeTag(), queueLimit: 10)
+        let laptop = GatewayConnection(tag: hub.makeTag(), queueLimit: 10)
+        let other = GatewayConnection(tag: hub.makeTag(), queueLimit: 10)
+        for (connection, user) in [(phone, 1), (laptop, 1), (other, 2)] {
+            hub.register(connection)
+            hub.attach(connection, as: Identity(userId: UserID(Int64(user)), sessionId: SessionID(Int64(user))))
+        }
+        try await fanOut.send(Signal(type: "typing", recipients: [UserID(1)], payload: .object(["conversationId": 7])))
+        for device in [phone, laptop] {
+            guard case .frame(let text, _)? = await device.queue.next() else {
+                Issue.record("no frame")
+                continue
+            }
+            let frame = try JSONText.decode(Frame<JSONValue>.self, from: text)
+            #expect(frame.type == "typing")
+            #expect(frame.payload == .object(["conversationId": 7]))
+        }
+        #expect(other.queue.count == 0)
+    }
+
     @Test func theSweepClosesSilentAndStuckSocketsButNotOneThatSpokeAfterItReadTheClock() {
         var configuration = ServerConfiguration()
         configuration.heartbeatTimeout = .seconds(60)
         configuration.writeTimeout = .seconds(30)
         let metrics = ServerMetrics()
         let hub = ConnectionHub(
-            feed: ChangeFeed(), configuration: configuration, metrics: metrics, logger: Logger(label: "t"))
+            fanOut: LocalFanOut(), configuration: configuration, metrics: metrics, logger: Logger(label: "t"))
         let now: UInt64 = 1_000_000_000_000
         let second: UInt64 = 1_000_000_000
         let busy = GatewayConnection(tag: hub.makeTag(), queueLimit: 10, now: now - second)

@@ -15,8 +15,8 @@ struct SQLiteSavepointTests {
     @Test func changesPublishedInARolledBackSavepointAreDropped() async throws {
         let store = try SQLiteStore(path: temporaryDirectory() + "/savepoints.sqlite")
         let published = Mutex<[SessionID]>([])
-        store.changes.subscribe { change in
-            if case .sessionRevoked(let id) = change { published.withLock { $0.append(id) } }
+        store.fanOut.subscribe { item in
+            if case .stored(.sessionRevoked(let id)) = item { published.withLock { $0.append(id) } }
         }
         try await store.pool.write { db in
             #expect(throws: Rejected.self) {

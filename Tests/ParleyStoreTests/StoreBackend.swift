@@ -11,22 +11,35 @@ import Testing
 struct StoreBackend: Sendable, CustomTestStringConvertible {
     let name: String
     let make: @Sendable () async throws -> any ParleyStore
+    /// The fan-out a node on `store` hears its changes on, listening; `stop` ends it.
+    let listen: @Sendable (any ParleyStore) async throws -> (fanOut: any FanOut, stop: @Sendable () -> Void)
 
     var testDescription: String { name }
 
-    static let sqlite = StoreBackend(name: "SQLite") {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "parley-store-\(UUID().uuidString)")
-        return try SQLiteStore(directory: directory.path)
-    }
+    static let sqlite = StoreBackend(
+        name: "SQLite",
+        make: {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "parley-store-\(UUID().uuidString)")
+            return try SQLiteStore(directory: directory.path)
+        },
+        listen: { store in ((store as! SQLiteStore).fanOut, {}) })
 
     /// PostgreSQL at `PARLEY_TEST_POSTGRES_URL`, each store in a fresh schema.
-    static let postgres = StoreBackend(name: "PostgreSQL") {
-        var logger = Logger(label: "parley-store-test")
-        logger.logLevel = .critical
-        let schema = "c_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
-        return try await PostgresStore.connect(url: TestBackend.postgresURL!, schema: schema, logger: logger)
-    }
+    static let postgres = StoreBackend(
+        name: "PostgreSQL",
+        make: {
+            var logger = Logger(label: "parley-store-test")
+            logger.logLevel = .critical
+            let schema = "c_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
+            return try await PostgresStore.connect(url: TestBackend.postgresURL!, schema: schema, logger: logger)
+        },
+        listen: { store in
+            let fanOut = PostgresFanOut(store: store as! PostgresStore)
+            let listening = Task { try await fanOut.run() }
+            try await fanOut.ready()
+            return (fanOut, { listening.cancel() })
+        })
 
     /// The backends available in this environment. PostgreSQL joins when
     /// `PARLEY_TEST_POSTGRES_URL` is set (CI sets it); without it the PostgreSQL cases are not

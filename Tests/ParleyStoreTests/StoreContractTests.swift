@@ -65,7 +65,7 @@ import Testing
     @Test(arguments: StoreBackend.available)
     func sessionsExpireRotateOnceAndRevokeWithANotification(_ backend: StoreBackend) async throws {
         let store = try await backend.make()
-        let revoked = RevocationLog(store)
+        let revoked = try await RevocationLog(store, on: backend)
         let (user) = try await makeUsers(store, "alice")[0]
         let tokens = SessionTokens(
             accessTokenHash: "a1", accessExpiresAt: Self.now + 1000, refreshTokenHash: "r1",
@@ -97,7 +97,7 @@ import Testing
     @Test(arguments: StoreBackend.available)
     func presentingARotatedRefreshTokenAgainRevokesItsSession(_ backend: StoreBackend) async throws {
         let store = try await backend.make()
-        let revoked = RevocationLog(store)
+        let revoked = try await RevocationLog(store, on: backend)
         let users = try await makeUsers(store, "alice", "bob")
         func tokens(_ name: String) -> SessionTokens {
             SessionTokens(
@@ -297,9 +297,11 @@ import Testing
     @Test(arguments: StoreBackend.available)
     func changesArePublishedInCommitOrder(_ backend: StoreBackend) async throws {
         let store = try await backend.make()
+        let (fanOut, stopListening) = try await backend.listen(store)
+        defer { stopListening() }
         let published = Mutex<[Int64]>([])
-        store.changes.subscribe { change in
-            if case .message(let message, let recipients, _) = change {
+        fanOut.subscribe { item in
+            if case .stored(.message(let message, let recipients, _)) = item {
                 precondition(recipients.count == 2)
                 published.withLock { $0.append(message.seq) }
             }
@@ -396,17 +398,59 @@ import Testing
         #expect(aliceView.events.isEmpty)
         try await store.close()
     }
+
+    /// Signals (typing, presence) travel between nodes on the fan-out and never touch a table.
+    @Test(arguments: StoreBackend.available)
+    func signalsReachEveryNodeAndAreNeverStored(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let users = try await makeUsers(store, "alice", "bob")
+        let before = try await store.sync(userId: users[1], since: nil, limit: 100).cursor
+        let (sending, stopSending) = try await backend.listen(store)
+        let (receiving, stopReceiving) = try await backend.listen(store)
+        defer {
+            stopSending()
+            stopReceiving()
+        }
+        let heard = Mutex<[String: [Signal]]>([:])
+        for (name, fanOut) in [("sending", sending), ("receiving", receiving)] {
+            fanOut.subscribe { item in
+                if case .signal(let signal) = item { heard.withLock { $0[name, default: []].append(signal) } }
+            }
+        }
+        let signal = Signal(type: "typing", recipients: [users[1]], payload: .object(["from": .string("alice")]))
+        try await sending.send(signal)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while heard.withLock({ $0.values.map(\.count).reduce(0, +) }) < 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(heard.withLock { $0 } == ["sending": [signal], "receiving": [signal]])
+
+        let after = try await store.sync(userId: users[1], since: before, limit: 100)
+        #expect(after.events.isEmpty && after.conversations.isEmpty)
+        #expect(after.cursor == before, "no event seq or change version moved")
+
+        let tooLarge = Signal(
+            type: "typing", recipients: [users[1]], payload: .string(String(repeating: "x", count: 8_000)))
+        let error = await #expect(throws: ParleyError.self) { try await sending.send(tooLarge) }
+        #expect(error?.code == .invalidField)
+        try await store.close()
+    }
 }
 
-/// The sessions a store reports revoked on its change feed.
+/// The sessions a store reports revoked on a node's fan-out.
 final class RevocationLog: Sendable {
     private let revoked = Mutex<[SessionID]>([])
+    private let stopListening: @Sendable () -> Void
 
-    init(_ store: any ParleyStore) {
-        store.changes.subscribe { change in
-            if case .sessionRevoked(let id) = change { self.revoked.withLock { $0.append(id) } }
+    init(_ store: any ParleyStore, on backend: StoreBackend) async throws {
+        let (fanOut, stop) = try await backend.listen(store)
+        stopListening = stop
+        fanOut.subscribe { [weak self] item in
+            if case .stored(.sessionRevoked(let id)) = item { self?.revoked.withLock { $0.append(id) } }
         }
     }
+
+    deinit { stopListening() }
 
     /// What was reported, once the first report has come (the feed is asynchronous); waits
     /// at most 30 s.

@@ -2,9 +2,9 @@ import Foundation
 import ParleyCore
 import ParleyStore
 
-/// Conversations, messages, read state and sync: the operations both the HTTP API and the
-/// WebSocket gateway expose, validated once here.
-public struct MessagingService: Sendable {
+/// Sending, history and read state: the operations both the HTTP API and the WebSocket
+/// gateway expose, validated once here.
+struct MessageService: Sendable {
     let store: any ParleyStore
     let clock: WallClock
     let metrics: ServerMetrics
@@ -55,58 +55,6 @@ public struct MessagingService: Sendable {
         }
         let current = try await store.conversation(conversationId, for: identity.userId).conversation.readSeq
         return ReadReceipt(conversationId: conversationId, userId: identity.userId, seq: current)
-    }
-
-    func sync(_ request: SyncRequest, for identity: Identity) async throws -> SyncResponse {
-        let limit = request.limit ?? Limits.defaultSyncPageSize
-        guard (1...Limits.maxSyncPageSize).contains(limit) else {
-            throw ParleyError(.invalidField, "'limit' must be between 1 and \(Limits.maxSyncPageSize).")
-        }
-        let cursor = try request.cursor.map(SyncCursor.init(encoded:))
-        let batch = try await store.sync(userId: identity.userId, since: cursor, limit: limit)
-        return SyncResponse(
-            conversations: batch.conversations, events: batch.events, cursor: batch.cursor.encoded,
-            hasMore: batch.hasMore)
-    }
-
-    func createGroup(_ request: CreateGroupRequest, by identity: Identity) async throws -> ConversationDetail {
-        let name = try TextRules.name(request.name, field: "name", maxLength: Limits.maxGroupNameLength)
-        let summary = try await store.createGroup(
-            name: name, ownerId: identity.userId, memberIds: request.memberIds, at: clock.now())
-        return try await store.conversation(summary.id, for: identity.userId)
-    }
-
-    func openDirect(with userId: UserID, by identity: Identity) async throws -> ConversationDetail {
-        let summary = try await store.openDirectConversation(between: identity.userId, and: userId, at: clock.now())
-        return try await store.conversation(summary.id, for: identity.userId)
-    }
-
-    func addMembers(_ userIds: [UserID], to conversationId: ConversationID, by identity: Identity) async throws
-        -> ConversationDetail
-    {
-        guard !userIds.isEmpty else { throw ParleyError(.invalidField, "'userIds' must not be empty.") }
-        _ = try await store.addMembers(userIds, to: conversationId, by: identity.userId, at: clock.now())
-        return try await store.conversation(conversationId, for: identity.userId)
-    }
-
-    func conversation(_ id: ConversationID, for identity: Identity) async throws -> ConversationDetail {
-        try await store.conversation(id, for: identity.userId)
-    }
-
-    /// A page of the caller's conversations, most recently active first, and the cursor of
-    /// the next page when there is one.
-    func conversations(for identity: Identity, cursor: String?, limit: Int?) async throws
-        -> (conversations: [ConversationSummary], nextCursor: String?)
-    {
-        let limit = limit ?? Limits.defaultSyncPageSize
-        guard (1...Limits.maxSyncPageSize).contains(limit) else {
-            throw ParleyError(.invalidField, "'limit' must be between 1 and \(Limits.maxSyncPageSize).")
-        }
-        let after = try cursor.map(ConversationListCursor.init(encoded:))
-        var page = try await store.conversations(of: identity.userId, after: after, limit: limit + 1)
-        guard page.count > limit else { return (page, nil) }
-        page.removeLast(page.count - limit)
-        return (page, page.last.map { ConversationListCursor(after: $0).encoded })
     }
 
     static func validateClientMessageID(_ id: String) throws {

@@ -8,8 +8,9 @@ import Synchronization
 
 /// The server node's registry of live sockets and the fan-out of committed changes to them.
 ///
-/// It subscribes to the store's ``ChangeFeed`` and so sees changes in commit order; each
-/// frame is encoded once and queued on every recipient device's connection without waiting.
+/// It subscribes to the node's ``FanOut`` and so sees changes in commit order, and signals as
+/// they come; each frame is encoded once and queued on every recipient device's connection
+/// without waiting.
 /// As a service it also sweeps connections that failed to authenticate or went silent.
 final class ConnectionHub: Service, Sendable {
     private struct Registry {
@@ -27,14 +28,14 @@ final class ConnectionHub: Service, Sendable {
     private let logger: Logger
     private let metrics: ServerMetrics
 
-    init(feed: ChangeFeed, configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger) {
+    init(fanOut: any FanOut, configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger) {
         self.metrics = metrics
         heartbeatTimeout = UInt64(configuration.heartbeatTimeout.milliseconds) * 1_000_000
         authenticationTimeout = UInt64(configuration.authenticationTimeout.milliseconds) * 1_000_000
         writeTimeout = UInt64(configuration.writeTimeout.milliseconds) * 1_000_000
         sweepInterval = min(.seconds(1), configuration.heartbeatTimeout / 4, configuration.writeTimeout / 4)
         self.logger = logger
-        feed.subscribe { [weak self] change in self?.deliver(change) }
+        fanOut.subscribe { [weak self] item in self?.deliver(item) }
     }
 
     /// A fresh tag for a new connection.
@@ -74,20 +75,32 @@ final class ConnectionHub: Service, Sendable {
     /// Number of open sockets, authenticated or not.
     var connectionCount: Int { registry.withLock { $0.connections.count } }
 
+    /// Routes what the fan-out delivers to the devices that must hear of it.
+    func deliver(_ item: FanOutItem) {
+        switch item {
+        case .stored(let change):
+            deliver(change)
+        case .signal(let signal):
+            send(signal.type, to: signal.recipients) {
+                try JSONText.encode(Frame(type: signal.type, payload: signal.payload))
+            }
+        }
+    }
+
     /// Routes one committed change to the devices that must hear of it.
     func deliver(_ change: StoreChange) {
         switch change {
         case .message(let message, let recipients, let origin):
-            let queued = send(.message, to: recipients, except: origin) { try MessageFrames.push(message) }
+            let queued = send(ServerFrameType.message.rawValue, to: recipients, except: origin) { try MessageFrames.push(message) }
             metrics.deliveries.increment(by: Int64(queued))
         case .events(let eventsByUser):
             for (userId, events) in eventsByUser {
                 for event in events {
-                    send(.event, to: [userId]) { try JSONText.encode(Frame(.event, payload: event)) }
+                    send(ServerFrameType.event.rawValue, to: [userId]) { try JSONText.encode(Frame(.event, payload: event)) }
                 }
             }
         case .read(let receipt, let recipients):
-            send(.receipt, to: recipients.filter { $0 != receipt.userId }) {
+            send(ServerFrameType.receipt.rawValue, to: recipients.filter { $0 != receipt.userId }) {
                 try JSONText.encode(Frame(.receipt, payload: receipt))
             }
         case .sessionRevoked(let sessionId):
@@ -108,7 +121,7 @@ final class ConnectionHub: Service, Sendable {
     /// answers how many queued it.
     @discardableResult
     private func send(
-        _ type: ServerFrameType, to users: [UserID], except origin: ConnectionTag? = nil, encode: () throws -> String
+        _ type: String, to users: [UserID], except origin: ConnectionTag? = nil, encode: () throws -> String
     ) -> Int {
         let connections = registry.withLock { registry in
             users.flatMap { registry.byUser[$0] ?? [] }.compactMap { $0 == origin ? nil : registry.connections[$0] }
@@ -118,7 +131,7 @@ final class ConnectionHub: Service, Sendable {
         do {
             text = try encode()
         } catch {
-            logger.error("Cannot encode frame", metadata: ["type": "\(type.rawValue)", "error": "\(error)"])
+            logger.error("Cannot encode frame", metadata: ["type": "\(type)", "error": "\(error)"])
             return 0
         }
         var queued = 0

@@ -9,15 +9,32 @@ import ParleyStore
 /// Runs one WebSocket connection: authentication, request frames, and the writer that
 /// drains the connection's outbound queue.
 ///
-/// Requests on one socket are handled one after another, so a client's sends into a
-/// conversation keep their order. Pushes come from the ``ConnectionHub``.
+/// The gateway answers `auth` and `ping` itself; every other request frame goes to the
+/// feature that registered it in ``FrameHandlers``. Requests on one socket are handled one
+/// after another, so a client's sends into a conversation keep their order. Pushes come from
+/// the ``ConnectionHub``.
 struct WebSocketGateway: Sendable {
     let hub: ConnectionHub
+    let fanOut: any FanOut
     let accounts: AccountService
-    let messaging: MessagingService
     let configuration: ServerConfiguration
     let clock: WallClock
     let metrics: ServerMetrics
+    /// Decodes client frames, dispatching payloads through the features' handlers.
+    private let frameDecoder: JSONDecoder
+
+    init(
+        hub: ConnectionHub, fanOut: any FanOut, accounts: AccountService, handlers: FrameHandlers,
+        configuration: ServerConfiguration, clock: WallClock, metrics: ServerMetrics
+    ) {
+        self.hub = hub
+        self.fanOut = fanOut
+        self.accounts = accounts
+        self.configuration = configuration
+        self.clock = clock
+        self.metrics = metrics
+        frameDecoder = handlers.makeDecoder()
+    }
 
     /// Serves the socket until it closes. A read that fails for a protocol reason (invalid
     /// UTF-8, a message too large) is rethrown, so that the WebSocket layer closes with the
@@ -112,7 +129,7 @@ struct WebSocketGateway: Sendable {
         }
         let frame: ClientRequestFrame
         do {
-            frame = try JSONText.decodeRequest(Strict<ClientRequestFrame>.self, from: text).value
+            frame = try JSONText.decodeRequest(Strict<ClientRequestFrame>.self, from: text, using: frameDecoder).value
         } catch {
             reply(connection, .error, id: nil, ParleyError(decoding: error))
             return
@@ -131,7 +148,7 @@ struct WebSocketGateway: Sendable {
     /// `ping`, `auth` and unknown types, and for the rest only once the socket is authenticated.
     private func dispatch(_ frame: ClientRequestFrame, on connection: GatewayConnection) async throws {
         let id = frame.id
-        switch frame.type {
+        switch frame.kind {
         case .ping?:
             reply(connection, .pong, id: id, EmptyPayload?.none)
             return
@@ -148,7 +165,7 @@ struct WebSocketGateway: Sendable {
             return
         case nil:
             _ = try frame.request.get()
-        case .send?, .sync?, .history?, .read?:
+        case .feature?:
             break
         }
         guard let identity = connection.identity else {
@@ -156,26 +173,8 @@ struct WebSocketGateway: Sendable {
             connection.queue.closeAfterQueued(.unauthenticated, reason: "Not authenticated.")
             return
         }
-        switch try frame.request.get() {
-        case .send(let request):
-            let response = try await messaging.send(request, from: identity, origin: connection.tag)
-            connection.queue.enqueue(try MessageFrames.ack(response, id: id))
-        case .sync(let request):
-            reply(connection, .result, id: id, try await messaging.sync(request, for: identity))
-        case .history(let query):
-            guard let conversationId = query.conversationId else {
-                throw ParleyError(.missingField, "Missing field 'payload.conversationId'.")
-            }
-            reply(connection, .result, id: id, try await messaging.history(query, in: conversationId, for: identity))
-        case .read(let request):
-            guard let conversationId = request.conversationId else {
-                throw ParleyError(.missingField, "Missing field 'payload.conversationId'.")
-            }
-            reply(
-                connection, .result, id: id,
-                try await messaging.markRead(conversationId, upTo: request.seq, by: identity))
-        case .auth, .ping:
-            break
+        if case .feature(let prepared) = try frame.request.get() {
+            connection.queue.enqueue(try await prepared(FrameRequest(id: id, identity: identity, origin: connection.tag)))
         }
     }
 
@@ -183,17 +182,20 @@ struct WebSocketGateway: Sendable {
         do {
             let identity = try await accounts.authenticate(accessToken: token)
             let user = try await accounts.user(identity.userId)
+            // `ready` promises every push from now on: only once this node hears every change.
+            try await fanOut.ready()
             hub.attach(connection, as: identity)
             reply(
                 connection, .ready, id: requestId,
                 ReadyPayload(
                     user: user, sessionId: identity.sessionId, serverTime: clock.now(),
                     heartbeatTimeoutMs: configuration.heartbeatTimeout.milliseconds))
-        } catch let error as ParleyError {
+        } catch let error as ParleyError where error.code != .unavailable {
             reply(connection, .error, id: requestId, error)
             connection.queue.closeAfterQueued(.unauthenticated, reason: error.message)
         } catch {
-            // Not the token's fault (the store failed): the client should try again, not log in.
+            // Not the token's fault (the store or the fan-out failed): the client should try
+            // again, not log in.
             let unavailable = ParleyError(.unavailable, "The server cannot check tokens right now; reconnect later.")
             reply(connection, .error, id: requestId, unavailable)
             connection.queue.closeAfterQueued(.tryAgainLater, reason: unavailable.message)

@@ -15,13 +15,8 @@ import ServiceLifecycle
 public func buildApplication(
     _ configuration: ServerConfiguration, clock: WallClock = .system, logger: Logger = Logger(label: "parley")
 ) async throws -> some ApplicationProtocol {
-    let store: any ParleyStore
-    if let url = configuration.databaseURL {
-        store = try await PostgresStore.connect(url: url, schema: configuration.databaseSchema, logger: logger)
-    } else {
-        store = try SQLiteStore(directory: configuration.dataDirectory, durability: configuration.durability)
-    }
-    let parts = ServerParts(store: store, configuration: configuration, clock: clock, logger: logger)
+    let storage = try await Storage.open(configuration, logger: logger)
+    let parts = ServerParts(storage: storage, configuration: configuration, clock: clock, logger: logger)
 
     let router = Router(context: ParleyRequestContext.self)
     router.add(middleware: ErrorMiddleware())
@@ -57,47 +52,7 @@ public func buildApplication(
         router: router,
         server: server,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Parley"),
-        services: [StoreCloser(store: store), parts.hub],
+        // Started in this order and stopped in reverse: the store closes last.
+        services: [StoreCloser(store: storage.store)] + storage.services + [parts.hub],
         logger: logger)
-}
-
-/// The services and controllers of one server node, wired together.
-struct ServerParts {
-    let accounts: AccountService
-    let messaging: MessagingService
-    let hub: ConnectionHub
-    let gateway: WebSocketGateway
-    let store: any ParleyStore
-    let metrics = ServerMetrics()
-
-    init(store: any ParleyStore, configuration: ServerConfiguration, clock: WallClock, logger: Logger) {
-        self.store = store
-        accounts = AccountService(store: store, clock: clock, configuration: configuration)
-        messaging = MessagingService(store: store, clock: clock, metrics: metrics)
-        hub = ConnectionHub(feed: store.changes, configuration: configuration, metrics: metrics, logger: logger)
-        gateway = WebSocketGateway(
-            hub: hub, accounts: accounts, messaging: messaging, configuration: configuration, clock: clock,
-            metrics: metrics)
-    }
-
-    /// Registers every HTTP endpoint and returns the registry that recorded them.
-    @discardableResult
-    func addRoutes(to router: Router<ParleyRequestContext>) -> RouteRegistry {
-        let routes = RouteRegistry(router: router, accounts: accounts)
-        SystemController(store: store, metrics: metrics).addRoutes(to: routes)
-        AccountController(accounts: accounts).addRoutes(to: routes)
-        ConversationController(messaging: messaging).addRoutes(to: routes)
-        routes.markServedElsewhere(.webSocket)
-        return routes
-    }
-}
-
-/// Closes the store after the HTTP server has stopped (services stop in reverse order).
-struct StoreCloser: Service {
-    let store: any ParleyStore
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        try await store.close()
-    }
 }

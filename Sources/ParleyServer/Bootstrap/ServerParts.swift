@@ -1,0 +1,49 @@
+import Hummingbird
+import Logging
+import ParleyCore
+import ParleyStore
+
+/// The features of one server node, wired together: each feature's service, its HTTP
+/// routes and its WebSocket request frames. Adding a feature adds its lines here.
+struct ServerParts {
+    let accounts: AccountService
+    let hub: ConnectionHub
+    let gateway: WebSocketGateway
+    let store: any ParleyStore
+    let metrics = ServerMetrics()
+    private let accountController: AccountController
+    private let conversationController: ConversationController
+    private let messageController: MessageController
+    private let syncController: SyncController
+
+    init(storage: Storage, configuration: ServerConfiguration, clock: WallClock, logger: Logger) {
+        let store = storage.store
+        self.store = store
+        accounts = AccountService(store: store, clock: clock, configuration: configuration)
+        accountController = AccountController(accounts: accounts)
+        conversationController = ConversationController(
+            conversations: ConversationService(store: store, clock: clock))
+        messageController = MessageController(messages: MessageService(store: store, clock: clock, metrics: metrics))
+        syncController = SyncController(sync: SyncService(store: store))
+        hub = ConnectionHub(fanOut: storage.fanOut, configuration: configuration, metrics: metrics, logger: logger)
+        gateway = WebSocketGateway(
+            hub: hub, fanOut: storage.fanOut, accounts: accounts,
+            handlers: FrameHandlers(
+                conversationController.frameHandlers + messageController.frameHandlers
+                    + syncController.frameHandlers),
+            configuration: configuration, clock: clock, metrics: metrics)
+    }
+
+    /// Registers every HTTP endpoint and returns the registry that recorded them.
+    @discardableResult
+    func addRoutes(to router: Router<ParleyRequestContext>) -> RouteRegistry {
+        let routes = RouteRegistry(router: router, accounts: accounts)
+        SystemController(store: store, metrics: metrics).addRoutes(to: routes)
+        accountController.addRoutes(to: routes)
+        conversationController.addRoutes(to: routes)
+        messageController.addRoutes(to: routes)
+        syncController.addRoutes(to: routes)
+        routes.markServedElsewhere(.webSocket)
+        return routes
+    }
+}

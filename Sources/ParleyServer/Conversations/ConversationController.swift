@@ -1,0 +1,61 @@
+import Hummingbird
+import ParleyCore
+
+/// Conversations, their members and their profile, over HTTP and the WebSocket.
+struct ConversationController {
+    let conversations: ConversationService
+
+    /// A page of `GET /v1/conversations`; `nextCursor` is absent on the last page.
+    struct ConversationList: Codable, Sendable {
+        var conversations: [ConversationSummary]
+        var nextCursor: String?
+    }
+
+    func addRoutes(to routes: RouteRegistry) {
+        routes.authenticated(.listConversations) { request, _, identity in
+            let page = try await conversations.conversations(
+                for: identity, cursor: request.uri.queryParameters.get("cursor"),
+                limit: try request.queryInteger("limit").map { Int(clamping: $0) })
+            return JSONResponse(ConversationList(conversations: page.conversations, nextCursor: page.nextCursor))
+        }
+        routes.authenticated(.createGroup) { request, context, identity in
+            let body = try await request.decodeJSON(CreateGroupRequest.self, context: context)
+            return JSONResponse(try await conversations.createGroup(body, by: identity), status: .created)
+        }
+        routes.authenticated(.openDirect) { request, context, identity in
+            let body = try await request.decodeJSON(OpenDirectRequest.self, context: context)
+            return JSONResponse(try await conversations.openDirect(with: body.userId, by: identity))
+        }
+        routes.authenticated(.getConversation) { _, context, identity in
+            JSONResponse(try await conversations.conversation(try context.id("conversationId"), for: identity))
+        }
+        routes.authenticated(.renameGroup) { request, context, identity in
+            let body = try await request.decodeJSON(RenameGroupRequest.self, context: context)
+            let conversationId: ConversationID = try context.id("conversationId")
+            try Self.checkSameConversation(body.conversationId, as: conversationId)
+            return JSONResponse(try await conversations.rename(conversationId, to: body.name, by: identity))
+        }
+        routes.authenticated(.addMembers) { request, context, identity in
+            let body = try await request.decodeJSON(AddMembersRequest.self, context: context)
+            return JSONResponse(
+                try await conversations.addMembers(body.userIds, to: try context.id("conversationId"), by: identity))
+        }
+    }
+
+    /// The request frames of conversations.
+    var frameHandlers: [FrameHandler] {
+        [
+            .result(.rename) { (body: RenameGroupRequest, request) in
+                try await conversations.rename(
+                    try request.conversationId(body.conversationId), to: body.name, by: request.identity)
+            }
+        ]
+    }
+
+    /// A body may repeat the conversation of the path, but not name another.
+    static func checkSameConversation(_ named: ConversationID?, as path: ConversationID) throws {
+        if let named, named != path {
+            throw ParleyError(.invalidField, "'conversationId' in the body differs from the path.")
+        }
+    }
+}

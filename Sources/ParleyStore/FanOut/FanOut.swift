@@ -1,0 +1,38 @@
+import ParleyCore
+
+/// What travels between server nodes.
+public enum FanOutItem: Sendable {
+    /// A committed change (messages, events, receipts, revocations).
+    case stored(StoreChange)
+    /// An ephemeral signal, never stored.
+    case signal(Signal)
+}
+
+/// The seam between server nodes, separate from the store: every node hears every
+/// committed change and every signal, in order, and hands them to its subscribers (the
+/// ``ConnectionHub`` of the node). With one node it is in-process (``LocalFanOut``); with
+/// PostgreSQL it is LISTEN/NOTIFY (`PostgresFanOut`).
+public protocol FanOut: Sendable {
+    /// Adds a subscriber for everything this node hears from now on, in order. Subscribers
+    /// must return quickly and must not call back into the store synchronously.
+    func subscribe(_ subscriber: @escaping @Sendable (FanOutItem) -> Void)
+
+    /// Sends an ephemeral signal to every node, this one included. It never touches a table;
+    /// throws `invalid_field` when it is larger than ``Signal/maxEncodedBytes``.
+    func send(_ signal: Signal) async throws
+
+    /// Returns once this node hears every change committed from now on; throws when it
+    /// cannot (its listener failed to start). A socket is answered `ready` only after this.
+    func ready() async throws
+}
+
+extension Signal {
+    /// The signal as JSON text, after checking its size.
+    public func encodedForFanOut() throws -> String {
+        let text = try JSONText.encode(self)
+        guard text.utf8.count <= Self.maxEncodedBytes else {
+            throw ParleyError(.invalidField, "A signal may be at most \(Self.maxEncodedBytes) bytes encoded.")
+        }
+        return text
+    }
+}

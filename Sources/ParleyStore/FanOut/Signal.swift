@@ -1,0 +1,20 @@
+import ParleyCore
+
+/// An ephemeral message between devices (typing, presence; call signalling later): it
+/// travels on the ``FanOut`` to every node, reaches the recipients' connected devices as a
+/// frame of type ``type`` with ``payload``, and is never stored. Whoever is offline misses it.
+public struct Signal: Codable, Sendable, Hashable {
+    /// The frame type the recipients' devices get.
+    public var type: String
+    public var recipients: [UserID]
+    public var payload: JSONValue
+
+    /// The largest encoded signal: PostgreSQL's NOTIFY takes at most 8,000 bytes.
+    public static let maxEncodedBytes = 7_000
+
+    public init(type: String, recipients: [UserID], payload: JSONValue) {
+        self.type = type
+        self.recipients = recipients
+        self.payload = payload
+    }
+}

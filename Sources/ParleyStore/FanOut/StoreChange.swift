@@ -1,0 +1,17 @@
+import ParleyCore
+
+/// A committed change that online devices must hear about; the store publishes it on the
+/// node's ``FanOut`` after the commit, in commit order.
+public enum StoreChange: Sendable {
+    /// A new message; `recipients` are all members of its conversation.
+    case message(Message, recipients: [UserID], origin: ConnectionTag?)
+    /// Entries appended to users' event streams.
+    case events([UserID: [UserEvent]])
+    /// A member's read watermark moved; `recipients` are the conversation's members.
+    case read(ReadReceipt, recipients: [UserID])
+    /// A session was revoked: its sockets must close.
+    case sessionRevoked(SessionID)
+    /// This node may have missed changes (it lost its feed from the database): every client
+    /// connected to it must resync.
+    case resyncRequired
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Logging
+import ParleyCore
+import ParleyStore
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// The fan-out between nodes on one PostgreSQL: LISTEN/NOTIFY on the store's channel.
+///
+/// Committed changes arrive as the NOTIFYs the store's write transactions send (ids only;
+/// PostgreSQL delivers them at commit, in commit order, to every node, the writing one
+/// included); the fan-out loads what they name and hands it to its subscribers. Signals are
+/// sent as NOTIFYs of their own, outside any transaction, and never touch a table.
+///
+/// As a service it keeps one LISTEN connection open. If the first cannot be opened the
+/// service fails (and with it the node); after losing a later one it publishes
+/// ``StoreChange/resyncRequired`` once it listens again, because changes may have been missed.
+public final class PostgresFanOut: FanOut, Service {
+    let store: PostgresStore
+    private let local = LocalFanOut()
+    /// How the first LISTEN went (nil: not yet), and who waits for it.
+    private let firstListen = Mutex<(outcome: Result<Void, any Error>?, waiters: [CheckedContinuation<Void, any Error>])>(
+        (nil, []))
+
+    public init(store: PostgresStore) {
+        self.store = store
+    }
+
+    public func subscribe(_ subscriber: @escaping @Sendable (FanOutItem) -> Void) {
+        local.subscribe(subscriber)
+    }
+
+    public func send(_ signal: Signal) async throws {
+        _ = try signal.encodedForFanOut()
+        let payload = try JSONText.encode(ChangeNote(signal: signal))
+        let store = self.store
+        try await store.plain { connection in
+            try await connection.rows(
+                "SELECT pg_notify($1, $2)", [.text(store.channel), .text(payload)], logger: store.logger)
+        }
+    }
+
+    public func ready() async throws {
+        try await withCheckedThrowingContinuation { continuation in
+            let outcome = firstListen.withLock { state -> Result<Void, any Error>? in
+                if state.outcome == nil { state.waiters.append(continuation) }
+                return state.outcome
+            }
+            if let outcome { continuation.resume(with: outcome) }
+        }
+    }
+
+    /// Listens until the service group shuts down.
+    public func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            try await self.listen()
+        }
+        settleFirstListen(.failure(CancellationError()))
+    }
+
+    private func listen() async throws {
+        let logger = store.logger
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: store.connectionConfiguration, id: 1, logger: logger)
+                defer { Task { try? await connection.close() } }
+                try await connection.listen(on: store.channel) { notifications in
+                    if !settleFirstListen(.success(())) { local.deliver(.stored(.resyncRequired)) }
+                    for try await notification in notifications {
+                        await deliver(notification.payload)
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                let failure = ParleyError(
+                    .unavailable, "PostgreSQL cannot be listened to: \(PostgresStore.explain(error))")
+                if settleFirstListen(.failure(failure)) { throw failure }
+                logger.warning("LISTEN connection lost; clients will resync", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
+    /// Records how the first LISTEN went and wakes ``ready()``'s callers; answers false when
+    /// it had already been recorded (this is a later LISTEN).
+    @discardableResult
+    private func settleFirstListen(_ outcome: Result<Void, any Error>) -> Bool {
+        let waiters = firstListen.withLock { state -> [CheckedContinuation<Void, any Error>]? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = outcome
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters ?? [] { waiter.resume(with: outcome) }
+        return waiters != nil
+    }
+
+    /// Turns one NOTIFY into what the subscribers get (called in notification order).
+    private func deliver(_ payload: String) async {
+        guard let note = try? JSONText.decode(ChangeNote.self, from: payload) else { return }
+        if let signal = note.signal {
+            local.deliver(.signal(signal))
+            return
+        }
+        do {
+            for change in try await store.changes(for: note) { local.deliver(.stored(change)) }
+        } catch {
+            store.logger.error("Cannot load a notified change; clients will resync", metadata: ["error": "\(error)"])
+            local.deliver(.stored(.resyncRequired))
+        }
+    }
+}
