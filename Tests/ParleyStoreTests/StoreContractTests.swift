@@ -399,6 +399,37 @@ import Testing
         try await store.close()
     }
 
+    @Test(arguments: StoreBackend.available)
+    func renamingAGroupTellsEveryMemberOnceAndOnlyMembersRenameOnlyGroups(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let users = try await makeUsers(store, "alice", "bob", "eve")
+        let group = try await store.createGroup(name: "old", ownerId: users[0], memberIds: [users[1]], at: Self.now).id
+        let cursor = try await store.sync(userId: users[0], since: nil, limit: 100).cursor
+
+        let update = try await store.renameGroup(group, to: "new", by: users[1], at: Self.now + 1)
+        #expect(update == ConversationUpdated(conversationId: group, name: "new", updatedBy: users[1]))
+        #expect(try await store.renameGroup(group, to: "new", by: users[0], at: Self.now + 2) == nil)
+
+        let changes = try await store.sync(userId: users[0], since: cursor, limit: 100)
+        #expect(changes.conversations.map(\.name) == ["new"])
+        #expect(changes.events.map(\.body) == [update!.body])
+        #expect(changes.events.first?.at == Self.now + 1)
+        let bobsEvents = try await store.sync(userId: users[1], since: cursor, limit: 100).events
+        #expect(bobsEvents.map(\.body) == [update!.body], "the renamer's other devices hear it too")
+
+        let outsider = await #expect(throws: ParleyError.self) {
+            _ = try await store.renameGroup(group, to: "mine", by: users[2], at: Self.now)
+        }
+        #expect(outsider?.code == .notAMember)
+        let direct = try await store.openDirectConversation(between: users[0], and: users[1], at: Self.now).id
+        let notAGroup = await #expect(throws: ParleyError.self) {
+            _ = try await store.renameGroup(direct, to: "pair", by: users[0], at: Self.now)
+        }
+        #expect(notAGroup?.code == .forbidden)
+        #expect(try await store.conversation(group, for: users[0]).conversation.name == "new")
+        try await store.close()
+    }
+
     /// Signals (typing, presence) travel between nodes on the fan-out and never touch a table.
     @Test(arguments: StoreBackend.available)
     func signalsReachEveryNodeAndAreNeverStored(_ backend: StoreBackend) async throws {
