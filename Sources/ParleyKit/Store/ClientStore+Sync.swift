@@ -1,0 +1,41 @@
+import GRDB
+import ParleyCore
+
+/// What sync and pushed events bring.
+extension ClientStore {
+    /// Applies one sync page and its new cursor in one transaction, so the cursor never
+    /// runs ahead of what is stored. Returns the messages not held before.
+    package func applySync(_ response: SyncResponse) throws -> [Message] {
+        try writer.write { db in
+            var inserted: [Message] = []
+            for conversation in response.conversations {
+                try Self.saveConversation(db, conversation)
+                if let last = conversation.lastMessage, try Self.insert(db, last) { inserted.append(last) }
+            }
+            for event in response.events { try Self.apply(db, event) }
+            try Self.setValue(db, response.cursor, for: Self.cursorKey)
+            return inserted
+        }
+    }
+
+    /// Applies an event pushed on the socket (it will come again in the next sync; applying
+    /// twice is harmless).
+    package func applyEvent(_ event: UserEvent) throws {
+        try writer.write { db in try Self.apply(db, event) }
+    }
+
+    private static func apply(_ db: Database, _ event: UserEvent) throws {
+        switch event.type {
+        case .readMoved:
+            if let conversationId = event.conversationId, let seq = event.readSeq {
+                try db.execute(
+                    sql: "UPDATE conversations SET read_seq = MAX(read_seq, ?) WHERE id = ?",
+                    arguments: [seq, conversationId.rawValue])
+            }
+        case .profileUpdated:
+            if let user = event.account?.user { try saveUser(db, user) }
+        default:
+            break
+        }
+    }
+}
