@@ -188,7 +188,9 @@ public actor SendQueue {
                 if item.awaitsDependency {
                     switch await dependency(of: id) {
                     case .done:
+                        // From here on an ordinary item: once its request is out, it cannot be cancelled.
                         try? store.markDependencyDone(id)
+                        dependencies[id] = nil
                     case .failed(let reason, let retryable):
                         if let failed = try? store.markFailed(id, reason: reason, retryable: retryable) {
                             publish(failed)
