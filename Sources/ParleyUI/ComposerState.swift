@@ -85,7 +85,7 @@ public struct ComposerState: Hashable, Sendable {
     public mutating func submit(to context: ChatContext) async throws -> [String] {
         var sent: [String] = []
         for (kind, content) in try messages() {
-            sent.append(try await context.send(kind, content: content))
+            sent.append(try await context.send(kind, content: content).clientMsgId)
         }
         self = ComposerState()
         return sent

@@ -15,9 +15,9 @@ struct Register: AsyncParsableCommand {
         try await userFacing(options) {
             let client = try options.client(for: username)
             let secret = readPassword(password)
-            _ = try await client.register(
+            _ = try await client.session.register(
                 RegisterRequest(username: username, password: secret, email: email, phone: phone))
-            try await client.login(username, password: secret)
+            try await client.session.login(username, password: secret)
             try options.setCurrentUser(username)
             print("Registered and logged in as \(username) on \(options.serverURL).")
         }
@@ -34,8 +34,8 @@ struct Login: AsyncParsableCommand {
         try await userFacing(options) {
             // The user's store is chosen by username, known only once the login answered.
             let client = try options.client(store: ClientStore(path: nil))
-            let account = try await client.login(login, password: readPassword(password))
-            try await client.copySession(to: options.store(for: account.user.username))
+            let account = try await client.session.login(login, password: readPassword(password))
+            try await client.session.copy(to: options.store(for: account.user.username))
             try options.setCurrentUser(account.user.username)
             print("Logged in as \(account.user.username) on \(options.serverURL).")
         }
@@ -49,7 +49,7 @@ struct Logout: AsyncParsableCommand {
     func run() async throws {
         try await userFacing(options) {
             let client = try await options.signedInClient()
-            let name = await client.currentUser?.username ?? ""
+            let name = await client.session.currentUser?.username ?? ""
             await client.logout()
             try options.setCurrentUser(nil)
             print("Logged out \(name).")
@@ -64,7 +64,7 @@ struct WhoAmI: AsyncParsableCommand {
     func run() async throws {
         try await userFacing(options) {
             let client = try await options.signedInClient()
-            let account: Account = try await client.http(.getMe)
+            let account: Account = try await client.session.http(.getMe)
             var line = "\(account.user.username) (id \(account.user.id), nickname \(account.user.nickname))"
             if let email = account.email { line += ", \(email)" }
             if let phone = account.phone { line += ", \(phone)" }

@@ -15,7 +15,7 @@ struct Chat: AsyncParsableCommand {
             let summary = try await resolveConversation(conversation, client: client)
             let name = await title(summary, client: client)
             printNow("— \(name) — type and press Enter to send; /resend retries failed messages; /quit leaves.")
-            let context = await client.chat(summary.id)
+            let context = await client.conversations.chat(summary.id)
             try await context.load(pageSize: 20)
             let screen = ChatScreen(client: client, context: context)
             let printer = Task { await screen.follow() }
@@ -102,7 +102,7 @@ private actor ChatScreen {
 
     private func name(_ id: UserID) async -> String {
         if let known = names[id] { return known }
-        let name = (try? await client.user(id).username) ?? "user \(id)"
+        let name = (try? await client.conversations.user(id).username) ?? "user \(id)"
         names[id] = name
         return name
     }

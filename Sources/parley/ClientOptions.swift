@@ -60,7 +60,7 @@ struct ClientOptions: ParsableArguments {
             throw CLIError("Not logged in to \(serverURL). Run 'parley login <username>' first.")
         }
         let client = try client(for: username)
-        guard await client.currentUser != nil else {
+        guard await client.session.currentUser != nil else {
             throw CLIError("The session of \(username) on \(serverURL) ended. Run 'parley login \(username)'.")
         }
         return client
@@ -114,7 +114,7 @@ func clock(_ milliseconds: Int64) -> String {
 /// Finds the conversation a user means: a numeric id, a group by name, or a username
 /// (whose direct conversation is opened, created if needed).
 func resolveConversation(_ name: String, client: ParleyClient) async throws -> ConversationSummary {
-    await client.resync()
+    await client.catchUp()
     if let id = Int64(name), let conversation = try client.store.conversation(ConversationID(id)) {
         return conversation
     }
@@ -126,13 +126,14 @@ func resolveConversation(_ name: String, client: ParleyClient) async throws -> C
         throw CLIError(
             "Several groups are called '\(name)': use an id (\(groups.map { "\($0.id)" }.joined(separator: ", "))).")
     }
-    return try await client.openDirect(withUsername: name.hasPrefix("@") ? String(name.dropFirst()) : name)
+    return try await client.conversations.openDirect(
+        withUsername: name.hasPrefix("@") ? String(name.dropFirst()) : name)
 }
 
 /// A short title for a conversation.
 func title(_ conversation: ConversationSummary, client: ParleyClient) async -> String {
     if conversation.kind == .group { return "#\(conversation.name ?? "group \(conversation.id)")" }
-    guard let peer = conversation.peerId, let user = try? await client.user(peer) else {
+    guard let peer = conversation.peerId, let user = try? await client.conversations.user(peer) else {
         return "direct \(conversation.id)"
     }
     return "@\(user.username)"

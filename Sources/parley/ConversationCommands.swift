@@ -11,8 +11,8 @@ struct Conversations: AsyncParsableCommand {
     func run() async throws {
         try await userFacing(options) {
             let client = try await options.signedInClient()
-            await client.resync()
-            let conversations = try client.conversationList.current()
+            await client.catchUp()
+            let conversations = try client.conversations.list.current()
             if conversations.isEmpty { print("No conversations yet. Try 'parley send <user> <text>'.") }
             for conversation in conversations {
                 let name = await title(conversation, client: client)
@@ -34,11 +34,12 @@ struct History: AsyncParsableCommand {
         try await userFacing(options) {
             let client = try await options.signedInClient()
             let summary = try await resolveConversation(conversation, client: client)
-            let messages = try await client.messages(
+            let messages = try await client.sync.messages(
                 in: summary.id, before: nil, limit: max(1, min(limit, Limits.maxPageSize)))
             print("\(await title(summary, client: client)) — \(summary.maxSeq) messages")
             for message in messages {
-                let sender = (try? await client.user(message.senderId).username) ?? "user \(message.senderId)"
+                let sender =
+                    (try? await client.conversations.user(message.senderId).username) ?? "user \(message.senderId)"
                 print("[\(clock(message.sentAt))] \(sender): \(render(message.typedContent))")
             }
         }
@@ -57,11 +58,11 @@ struct Send: AsyncParsableCommand {
             guard !message.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError("Nothing to send.") }
             let client = try await options.signedInClient()
             let summary = try await resolveConversation(conversation, client: client)
-            let item = try await client.send(text: message, to: summary.id)
-            await client.flushOutbox()
-            switch try client.store.outboxItem(item.clientMsgId)?.state {
-            case .sent(let seq)?: print("Sent to \(await title(summary, client: client)) (#\(seq)).")
-            case .failed(let reason, _)?: throw CLIError("Not sent: \(reason)")
+            let handle = try await client.sendQueue.send(text: message, to: summary.id)
+            await client.sendQueue.flush()
+            switch await handle.state {
+            case .sent(let seq): print("Sent to \(await title(summary, client: client)) (#\(seq)).")
+            case .failed(let reason, _): throw CLIError("Not sent: \(reason)")
             default: print("Queued: the server is unreachable; it will be sent the next time parley connects.")
             }
         }
@@ -69,7 +70,8 @@ struct Send: AsyncParsableCommand {
 }
 
 struct Group: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Manage groups.", subcommands: [Create.self])
+    static let configuration = CommandConfiguration(
+        abstract: "Manage groups.", subcommands: [Create.self, Rename.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a group with members.")
@@ -80,8 +82,25 @@ struct Group: AsyncParsableCommand {
         func run() async throws {
             try await userFacing(options) {
                 let client = try await options.signedInClient()
-                let group = try await client.createGroup(name: name, usernames: members)
+                let group = try await client.conversations.createGroup(name: name, usernames: members)
                 print("Created #\(name) (id \(group.id)) with \(group.memberCount) members.")
+            }
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give a group a new name; every member sees it.")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The group's name or conversation id.") var group: String
+        @Argument(help: "The new name (1 to \(Limits.maxGroupNameLength) characters).") var name: String
+
+        func run() async throws {
+            try await userFacing(options) {
+                let client = try await options.signedInClient()
+                let summary = try await resolveConversation(group, client: client)
+                let renamed = try await client.conversations.rename(summary.id, to: name)
+                print("Renamed #\(summary.name ?? group) to #\(renamed.name ?? name).")
             }
         }
     }

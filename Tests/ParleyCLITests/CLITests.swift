@@ -38,6 +38,11 @@ import Testing
 
         #expect(try await alice.succeed(["group", "create", "team", "bob"]).contains("with 2 members"))
         #expect(try await bob.succeed(["send", "team", "hi", "team"]).contains("Sent to #team (#1)."))
+        #expect(try await bob.succeed(["group", "rename", "team", "launch crew"]) == "Renamed #team to #launch crew.\n")
+        #expect(try await alice.succeed(["conversations"]).contains("#launch crew"))
+        let notAGroup = try await alice.run(["group", "rename", "@bob", "pair"])
+        #expect(notAGroup.status != 0)
+        #expect(notAGroup.errors.contains("Only groups can be renamed."))
 
         #expect(try await alice.succeed(["whoami"]).hasPrefix("alice (id "))
         #expect(try await alice.succeed(["logout"]).contains("Logged out alice."))
@@ -47,7 +52,7 @@ import Testing
 
         #expect(
             try await alice.succeed(["login", "alice", "--password", Self.password]).contains("Logged in as alice"))
-        #expect(try await alice.succeed(["history", "team"]).contains("bob: hi team"))
+        #expect(try await alice.succeed(["history", "launch crew"]).contains("bob: hi team"))
         await server.stop()
     }
 

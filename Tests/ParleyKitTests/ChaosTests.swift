@@ -32,9 +32,11 @@ extension LiveServerSuites {
                 try await signUp(client, name)
                 clients.append(client)
             }
-            let group = try await clients[0].createGroup(name: "everyone", usernames: Array(names.dropFirst())).id
-            let pairA = try await clients[0].openDirect(withUsername: "ben").id
-            let pairB = try await clients[2].openDirect(withUsername: "dee").id
+            let group = try await clients[0].conversations.createGroup(
+                name: "everyone", usernames: Array(names.dropFirst())
+            ).id
+            let pairA = try await clients[0].conversations.openDirect(withUsername: "ben").id
+            let pairB = try await clients[2].conversations.openDirect(withUsername: "dee").id
             let directs = [pairA, pairA, pairB, pairB]
             for client in clients { await client.connect() }
             for client in clients {
@@ -55,7 +57,7 @@ extension LiveServerSuites {
                         tasks.addTask {
                             for number in 0..<Self.messagesPerClient {
                                 let target = number % 3 == 0 ? directs[index] : group
-                                try await client.send(text: "\(names[index])-\(number)", to: target)
+                                try await client.sendQueue.send(text: "\(names[index])-\(number)", to: target)
                                 queued.increment()
                                 if number % 25 == 0 { try await Task.sleep(for: .milliseconds(number % 7)) }
                             }
@@ -79,7 +81,7 @@ extension LiveServerSuites {
             }
             chaos.stop()
             await chaosTask.value
-            for client in clients { await client.resync() }
+            for client in clients { await client.catchUp() }
 
             var checked = 0
             var conversationsChecked = 0

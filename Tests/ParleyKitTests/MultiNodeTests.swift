@@ -38,11 +38,13 @@ extension LiveServerSuites {
                 proxies.append(proxy)
                 clients.append(client)
             }
-            let group = try await clients[0].createGroup(name: "all-nodes", usernames: Array(names.dropFirst())).id
+            let group = try await clients[0].conversations.createGroup(
+                name: "all-nodes", usernames: Array(names.dropFirst())
+            ).id
             let pairs = [
-                try await clients[0].openDirect(withUsername: "bob").id,
-                try await clients[2].openDirect(withUsername: "dia").id,
-                try await clients[4].openDirect(withUsername: "flo").id,
+                try await clients[0].conversations.openDirect(withUsername: "bob").id,
+                try await clients[2].conversations.openDirect(withUsername: "dia").id,
+                try await clients[4].conversations.openDirect(withUsername: "flo").id,
             ]
             for client in clients { await client.connect() }
 
@@ -53,7 +55,7 @@ extension LiveServerSuites {
                     for (index, client) in participants.enumerated() {
                         tasks.addTask {
                             for number in 0..<perClient {
-                                try await client.send(
+                                try await client.sendQueue.send(
                                     text: "\(names[index])-\(number)", to: number % 2 == 0 ? group : pairs[index / 2])
                                 queued.increment()
                             }
@@ -70,7 +72,7 @@ extension LiveServerSuites {
             try await eventually("every outbox drained", timeout: .seconds(120)) {
                 try participants.allSatisfy { try $0.store.sendingItems().isEmpty }
             }
-            for client in clients { await client.resync() }
+            for client in clients { await client.catchUp() }
 
             var compared = 0
             let plan: [(ConversationID, [Int], Int)] =
@@ -101,13 +103,13 @@ extension LiveServerSuites {
             let viaEast = try makeClient(east.url)
             let viaWest = try makeClient(west.url)
             try await signUp(viaEast, "alice")
-            try await viaWest.login("alice", password: "Passw0rd!")
+            try await viaWest.session.login("alice", password: "Passw0rd!")
             let bob = try makeClient(west.url)
             try await signUp(bob, "bob")
-            let direct = try await viaEast.openDirect(withUsername: "bob").id
+            let direct = try await viaEast.conversations.openDirect(withUsername: "bob").id
             let request = SendMessageRequest.text("once, whichever node", to: direct, clientMsgId: "cross-node-1")
-            async let fromEast: SendMessageResponse = viaEast.http(.sendMessage, body: request)
-            async let fromWest: SendMessageResponse = viaWest.http(.sendMessage, body: request)
+            async let fromEast: SendMessageResponse = viaEast.session.http(.sendMessage, body: request)
+            async let fromWest: SendMessageResponse = viaWest.session.http(.sendMessage, body: request)
             let answers = try await [fromEast, fromWest]
             #expect(answers[0].message == answers[1].message)
             #expect(answers.filter(\.duplicate).count == 1)
@@ -146,7 +148,7 @@ extension LiveServerSuites {
             }
             #expect(closeCode == CloseCode.resyncRequired.rawValue)
             try await eventually("the node listens again and serves") {
-                (try? await alice.http(.getMe, as: Account.self)) != nil
+                (try? await alice.session.http(.getMe, as: Account.self)) != nil
             }
             await node.stop()
         }

@@ -25,8 +25,8 @@ func makeClient(
 }
 
 func signUp(_ client: ParleyClient, _ username: String) async throws {
-    _ = try await client.register(RegisterRequest(username: username, password: "Passw0rd!"))
-    try await client.login(username, password: "Passw0rd!")
+    _ = try await client.session.register(RegisterRequest(username: username, password: "Passw0rd!"))
+    try await client.session.login(username, password: "Passw0rd!")
 }
 
 func text(_ content: JSONValue) -> String { content.objectValue?["text"]?.stringValue ?? "" }
@@ -35,7 +35,7 @@ func text(_ content: JSONValue) -> String { content.objectValue?["text"]?.string
 func serverHistory(_ conversationId: ConversationID, via client: ParleyClient) async throws -> [Message] {
     var messages: [Message] = []
     while true {
-        let page: HistoryPage = try await client.http(
+        let page: HistoryPage = try await client.session.http(
             .history, conversationId, query: ["after": "\(messages.last?.seq ?? 0)", "limit": "200"])
         messages += page.messages
         if !page.hasMore { return messages }
@@ -49,21 +49,55 @@ func aliceAndBob() async throws -> (InProcessServer, ParleyClient, ParleyClient,
     let bob = try makeClient(server.url)
     try await signUp(alice, "alice")
     try await signUp(bob, "bob")
-    return (server, alice, bob, try await alice.openDirect(withUsername: "bob").id)
+    return (server, alice, bob, try await alice.conversations.openDirect(withUsername: "bob").id)
 }
 
 extension LiveServerSuites {
     @Suite(.serialized) struct SDKIntegrationTests {
+        @Test func aRenameReachesEveryMembersStoreLiveAndAfterBeingAway() async throws {
+            let (server, alice, bob, _) = try await aliceAndBob()
+            let cyd = try makeClient(server.url)
+            try await signUp(cyd, "cyd")
+            let group = try await alice.conversations.createGroup(name: "Team", usernames: ["bob", "cyd"]).id
+            await bob.connect()
+            await bob.catchUp()
+
+            // Alice renames over HTTP (her socket is down); bob hears it live.
+            let renamed = try await alice.conversations.rename(group, to: "Launch")
+            #expect(renamed.name == "Launch")
+            #expect(try alice.store.conversation(group)?.name == "Launch")
+            try await eventually("bob's store has the new name from the pushed event") {
+                (try? bob.store.conversation(group)?.name) == "Launch"
+            }
+
+            // Over the socket, and cyd, who was away, catches up once.
+            await alice.connect()
+            await alice.catchUp()
+            try await alice.conversations.rename(group, to: "发布")
+            await cyd.catchUp()
+            #expect(try cyd.store.conversation(group)?.name == "发布")
+            try await eventually("bob follows the second rename too") {
+                (try? bob.store.conversation(group)?.name) == "发布"
+            }
+            let refused = await #expect(throws: ParleyError.self) {
+                try await cyd.conversations.rename(group, to: String(repeating: "x", count: 65))
+            }
+            #expect(refused?.code == .invalidField)
+            #expect(try cyd.store.conversation(group)?.name == "发布")
+            for client in [alice, bob, cyd] { await client.disconnect() }
+            await server.stop()
+        }
+
         @Test func concurrentCallsShareOneTokenRefreshSoTheSessionSurvives() async throws {
             // Every token expires within the SDK's 60 s margin, so every call refreshes first.
             let server = try await InProcessServer.start(configure: { $0.accessTokenLifetime = .seconds(30) })
             let alice = try makeClient(server.url)
             try await signUp(alice, "alice")
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<8 { group.addTask { let _: Account = try await alice.http(.getMe) } }
+                for _ in 0..<8 { group.addTask { let _: Account = try await alice.session.http(.getMe) } }
                 try await group.waitForAll()
             }
-            let me: Account = try await alice.http(.getMe)
+            let me: Account = try await alice.session.http(.getMe)
             #expect(me.user.username == "alice", "a refresh token presented twice would have revoked the session")
             await server.stop()
         }
@@ -78,12 +112,12 @@ extension LiveServerSuites {
             try await signUp(bob, "bob")
             var alice: ParleyClient? = try makeClient(server.url, storePath: storePath)
             try await signUp(alice!, "alice")
-            let direct = try await alice!.openDirect(withUsername: "bob").id
+            let direct = try await alice!.conversations.openDirect(withUsername: "bob").id
             await server.stop()
             phases.mark("setup and stop")
 
             await alice!.connect()
-            for number in 1...25 { try await alice!.send(text: "offline \(number)", to: direct) }
+            for number in 1...25 { try await alice!.sendQueue.send(text: "offline \(number)", to: direct) }
             try await Task.sleep(for: .milliseconds(300))
             #expect(try alice!.store.sendingItems().count == 25, "nothing can be sent while the server is down")
             await alice!.disconnect()
@@ -114,7 +148,7 @@ extension LiveServerSuites {
             let (server, alice, bob, direct) = try await aliceAndBob()
             await alice.connect()
             await bob.connect()
-            let aliceChat = await alice.chat(direct)
+            let aliceChat = await alice.conversations.chat(direct)
             try await aliceChat.load()
             let states = StateLog()
             let updates = await aliceChat.updates()
@@ -125,7 +159,7 @@ extension LiveServerSuites {
             }
             try await aliceChat.send(text: "hello bob")
             try await eventually { try bob.store.conversation(direct)?.maxSeq == 1 }
-            let bobChat = await bob.chat(direct)
+            let bobChat = await bob.conversations.chat(direct)
             try await bobChat.load()
             #expect(await bobChat.items.map { text($0.content) } == ["hello bob"])
             #expect(await bobChat.items.first?.delivery == nil, "others' messages carry no delivery state")
@@ -148,14 +182,14 @@ extension LiveServerSuites {
         @Test func aReadThatHappenedWhileTheSenderWasOfflineShowsAfterItsNextSync() async throws {
             let (server, alice, bob, direct) = try await aliceAndBob()
             await alice.connect()
-            let chat = await alice.chat(direct)
+            let chat = await alice.conversations.chat(direct)
             try await chat.load()
             try await chat.send(text: "read me while I am away")
             try await eventually { await chat.items.first?.delivery == .sent }
             await alice.disconnect()
 
-            await bob.resync()
-            try await bob.markRead(direct, upTo: 1)
+            await bob.catchUp()
+            try await bob.conversations.markRead(direct, upTo: 1)
             try await Task.sleep(for: .milliseconds(100))
             #expect(await chat.items.first?.delivery == .sent, "no receipt could reach alice")
 
@@ -166,7 +200,7 @@ extension LiveServerSuites {
             await server.stop()
         }
 
-        /// `send` starts a flush in the background; the CLI then calls `flushOutbox` itself and
+        /// `send` starts a flush in the background; the CLI then calls `flush` itself and
         /// reports what happened to the message. That second call must wait for the running
         /// flush, not return at once while the message is still on its way.
         @Test func aFlushCalledWhileAnotherRunsReturnsOnlyOnceTheQueuedMessageWasTried() async throws {
@@ -176,13 +210,13 @@ extension LiveServerSuites {
             let bob = try makeClient(server.url)
             try await signUp(alice, "alice")
             try await signUp(bob, "bob")
-            let direct = try await alice.openDirect(withUsername: "bob").id
+            let direct = try await alice.conversations.openDirect(withUsername: "bob").id
 
             gate.close()
-            let item = try await alice.send(text: "through the gate", to: direct)
+            let item = try await alice.sendQueue.send(text: "through the gate", to: direct)
             try await eventually("the background flush is sending") { gate.held == 1 }
             let second = Task {
-                await alice.flushOutbox()
+                await alice.sendQueue.flush()
                 return try alice.store.outboxItem(item.clientMsgId)?.state
             }
             try await Task.sleep(for: .milliseconds(50))

@@ -6,9 +6,14 @@ import ParleyCore
 /// `sending` to `sent`/`read`/`failed`, and publishes a snapshot followed by batched changes.
 ///
 /// UI-free: views observe ``updates()`` and call its actions; they never edit the list.
+///
+/// It is not fed by the engine: from the moment it is made it follows the ``SyncEngine``'s
+/// ``SyncEngine/events()`` and the ``SendQueue``'s ``SendQueue/updates()`` for its
+/// conversation. Both feeds are idempotent to apply (a message is merged once per seq, an
+/// item's newest state wins), so their order relative to ``load(pageSize:)`` does not matter.
 public actor ChatContext {
     public nonisolated let conversationId: ConversationID
-    private let client: ParleyClient
+    private let conversations: Conversations
     private let selfId: UserID
     /// Committed messages in seq order, from the oldest loaded one on.
     private var committed: [ChatItem] = []
@@ -16,15 +21,30 @@ public actor ChatContext {
     private var pending: [ChatItem] = []
     private var othersReadSeq: Int64 = 0
     private var published: [ChatItem] = []
-    private var observers: [Int: AsyncStream<ChatUpdate>.Continuation] = [:]
-    private var nextObserver = 0
+    private var observers = Subscribers<ChatUpdate>()
     /// Whether older messages may exist before the first loaded one.
     public private(set) var hasOlder = true
 
-    init(conversationId: ConversationID, client: ParleyClient, selfId: UserID) {
+    init(
+        conversationId: ConversationID, selfId: UserID, conversations: Conversations,
+        syncEvents: AsyncStream<SyncEvent>, sendUpdates: AsyncStream<SendUpdate>
+    ) {
         self.conversationId = conversationId
-        self.client = client
+        self.conversations = conversations
         self.selfId = selfId
+        // The feeds hold the context weakly: they end at the first event after it is gone.
+        Task { [weak self] in
+            for await event in syncEvents {
+                guard let self else { return }
+                await self.receive(event)
+            }
+        }
+        Task { [weak self] in
+            for await update in sendUpdates {
+                guard let self else { return }
+                await self.receive(update)
+            }
+        }
     }
 
     /// The current list.
@@ -32,20 +52,14 @@ public actor ChatContext {
 
     /// The list now, then every change to it.
     public func updates() -> AsyncStream<ChatUpdate> {
-        let (stream, continuation) = AsyncStream<ChatUpdate>.makeStream()
-        let id = nextObserver
-        nextObserver += 1
-        observers[id] = continuation
-        continuation.yield(.snapshot(published))
-        continuation.onTermination = { [weak self] _ in Task { await self?.removeObserver(id) } }
-        return stream
+        observers.add(initial: .snapshot(published)) { [weak self] id in Task { await self?.removeObserver(id) } }
     }
 
-    private func removeObserver(_ id: Int) { observers[id] = nil }
+    private func removeObserver(_ id: Int) { observers.remove(id) }
 
     /// Shows the newest page from the store at once, then fills the holes in it from the server.
     public func load(pageSize: Int = 50) async throws {
-        let store = client.store
+        let store = conversations.store
         othersReadSeq = try store.othersReadSeq(conversationId)
         committed = try store.messages(in: conversationId, limit: pageSize).map(item)
         pending = try store.outbox()
@@ -53,7 +67,8 @@ public actor ChatContext {
             .map { ChatItem(pending: $0, selfId: selfId) }
         publish()
         if let maxSeq = try store.conversation(conversationId)?.maxSeq, maxSeq > 0 {
-            try await client.fillHoles(in: conversationId, upTo: maxSeq, from: max(1, maxSeq - Int64(pageSize) + 1))
+            try await conversations.sync.fillHoles(
+                in: conversationId, upTo: maxSeq, from: max(1, maxSeq - Int64(pageSize) + 1))
         }
         hasOlder = (committed.first?.seq ?? 1) > 1
     }
@@ -63,7 +78,7 @@ public actor ChatContext {
     public func loadOlder(pageSize: Int = 50) async throws -> Bool {
         guard hasOlder else { return false }
         let oldest = committed.first?.seq
-        let older = try await client.messages(in: conversationId, before: oldest, limit: pageSize)
+        let older = try await conversations.sync.messages(in: conversationId, before: oldest, limit: pageSize)
         let fresh = older.filter { message in oldest.map { message.seq < $0 } ?? true }
         committed.insert(contentsOf: fresh.map(item), at: 0)
         hasOlder = (committed.first?.seq ?? 1) > 1
@@ -73,41 +88,69 @@ public actor ChatContext {
 
     // MARK: Actions
 
-    /// Sends a text message (shown at once as `sending`).
+    /// Sends a text message (shown at once as `sending`); with a `dependency`, not before it
+    /// finished.
     @discardableResult
-    public func send(text: String) async throws -> String {
-        try await client.send(text: text, to: conversationId).clientMsgId
+    public func send(text: String, after dependency: SendDependency? = nil) async throws -> SendHandle {
+        try await conversations.sendQueue.send(text: text, to: conversationId, after: dependency)
     }
 
     /// Sends a message of any kind.
     @discardableResult
-    public func send(_ kind: MessageKind, content: JSONValue) async throws -> String {
-        try await client.send(kind, content, to: conversationId).clientMsgId
+    public func send(_ kind: MessageKind, content: JSONValue, after dependency: SendDependency? = nil) async throws
+        -> SendHandle
+    {
+        try await conversations.sendQueue.send(kind, content, to: conversationId, after: dependency)
     }
 
-    public func resend(_ clientMsgId: String) async throws { try await client.resend(clientMsgId) }
+    /// Puts a failed message back in the queue with its original id.
+    public func resend(_ clientMsgId: String) async throws { try await conversations.sendQueue.resend(clientMsgId) }
 
     /// Removes a message from this device only (a failed one is also dropped from the outbox).
     public func deleteLocally(_ item: ChatItem) async throws {
         if let seq = item.seq {
-            try client.store.deleteLocalMessage(conversationId, seq: seq)
+            try conversations.store.deleteLocalMessage(conversationId, seq: seq)
             committed.removeAll { $0.id == item.id }
             publish()
         } else {
-            try await client.cancel(item.clientMsgId)
+            try await conversations.sendQueue.cancel(item.clientMsgId)
         }
     }
 
     /// Marks everything shown as read.
     public func markRead() async throws {
         guard let last = committed.last?.seq else { return }
-        try await client.markRead(conversationId, upTo: last)
+        try await conversations.markRead(conversationId, upTo: last)
     }
 
-    // MARK: Fed by the client engine
+    // MARK: Following the sync engine and the send queue
+
+    private func receive(_ event: SyncEvent) {
+        switch event {
+        case .messages(let messages):
+            merge(messages.filter { $0.conversationId == conversationId })
+        case .othersRead(let id, let seq) where id == conversationId:
+            othersRead(upTo: seq)
+        case .othersRead:
+            break
+        }
+    }
+
+    private func receive(_ update: SendUpdate) {
+        guard update.item.conversationId == conversationId else { return }
+        switch update.state {
+        case .cancelled:
+            remove(clientMsgId: update.item.clientMsgId)
+        case .sent:
+            apply(update.item)
+            if let message = update.message { merge([message]) }
+        case .queued, .sending, .failed:
+            apply(update.item)
+        }
+    }
 
     /// Merges committed messages (any order, duplicates ignored) into the seq-ordered list.
-    func merge(_ messages: [Message]) {
+    private func merge(_ messages: [Message]) {
         var changed = false
         let floor = committed.first?.seq ?? 1
         for message in messages where message.seq >= floor || committed.isEmpty {
@@ -123,7 +166,7 @@ public actor ChatContext {
 
     /// Follows an outbox item: a new pending one appears, a failed one shows why, a sent one
     /// gives way to its committed message.
-    func apply(_ outboxItem: OutboxItem) {
+    private func apply(_ outboxItem: OutboxItem) {
         let item = ChatItem(pending: outboxItem, selfId: selfId)
         if case .sent = outboxItem.state {
             pending.removeAll { $0.id == item.id }
@@ -135,13 +178,13 @@ public actor ChatContext {
         publish()
     }
 
-    func remove(clientMsgId: String) {
+    private func remove(clientMsgId: String) {
         pending.removeAll { $0.clientMsgId == clientMsgId }
         publish()
     }
 
     /// Another member read up to `seq`: own messages up to it show as read.
-    func othersRead(upTo seq: Int64) {
+    private func othersRead(upTo seq: Int64) {
         guard seq > othersReadSeq else { return }
         othersReadSeq = seq
         for index in committed.indices where committed[index].delivery == .sent && committed[index].seq! <= seq {
@@ -170,7 +213,7 @@ public actor ChatContext {
         let changes = ListDiff.changes(from: published, to: current)
         published = current
         guard !changes.isEmpty else { return }
-        for observer in observers.values { observer.yield(.changes(changes, items: current)) }
+        observers.yield(.changes(changes, items: current))
     }
 }
 

@@ -23,12 +23,14 @@ public struct OutboxItem: Sendable, Hashable, Identifiable {
     /// Wall-clock milliseconds when it was queued.
     public var createdAt: Int64
     public var state: OutboxState
+    /// Queued after other work (an upload) that has not finished yet: not to be sent before.
+    public var awaitsDependency: Bool
 
     public var id: String { clientMsgId }
 
     public init(
         localId: Int64, clientMsgId: String, conversationId: ConversationID?, toUserId: UserID?, kind: MessageKind,
-        content: JSONValue, createdAt: Int64, state: OutboxState
+        content: JSONValue, createdAt: Int64, state: OutboxState, awaitsDependency: Bool = false
     ) {
         self.localId = localId
         self.clientMsgId = clientMsgId
@@ -38,6 +40,7 @@ public struct OutboxItem: Sendable, Hashable, Identifiable {
         self.content = content
         self.createdAt = createdAt
         self.state = state
+        self.awaitsDependency = awaitsDependency
     }
 
     /// The request that sends it.

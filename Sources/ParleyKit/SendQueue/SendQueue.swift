@@ -1,0 +1,301 @@
+import Foundation
+import ParleyCore
+
+/// The outbox (SPEC 4): messages the user sent, from the moment they are typed until the
+/// server has them. A send returns a ``SendHandle`` at once; observers follow the items
+/// through ``updates()`` (a whole queue, for a ``ChatContext``) or ``SendHandle/stateUpdates()``
+/// (one item).
+///
+/// Guarantees: items are sent in the order they were queued, each with its original
+/// `clientMsgId`, so a retry after any failure can never duplicate. A single flush loop
+/// sends them, over the socket or over HTTP when the socket is down; it stops at the first
+/// transport failure, so order holds, and runs again after every (re)connection and once
+/// a second while online. An item with a ``SendDependency`` is not sent before it finished,
+/// and the items behind it wait. The queue is in the ``ClientStore``, so it survives the
+/// process.
+public actor SendQueue {
+    private let store: ClientStore
+    private let requests: ServerRequests
+    private let sendTimeout: Duration
+    private let wallClock: @Sendable () -> Int64
+    private let newClientMsgId: @Sendable () -> String
+    private var subscribers = Subscribers<SendUpdate>()
+    private var watchers: [String: Subscribers<SendState>] = [:]
+    /// The last non-final state published per item, so observers see each state once.
+    private var published: [String: SendState] = [:]
+    /// The item whose request is on its way (the loop sends one at a time).
+    private var inFlight: String?
+    private var dependencies: [String: Dependency] = [:]
+    /// The flush loop waiting for a dependency, to be resumed when it ends or is cancelled.
+    private var waiting: (clientMsgId: String, continuation: CheckedContinuation<DependencyOutcome, Never>)?
+    private var flushTask: Task<Void, Never>?
+    private var flushRequested = false
+
+    private struct Dependency {
+        let work: @Sendable () async throws -> Void
+        var attempt = 0
+        /// Nil while running.
+        var outcome: DependencyOutcome?
+    }
+
+    private enum DependencyOutcome {
+        case done
+        case failed(reason: String, retryable: Bool)
+        case cancelled
+    }
+
+    init(
+        store: ClientStore, requests: ServerRequests, sendTimeout: Duration,
+        wallClock: @escaping @Sendable () -> Int64,
+        newClientMsgId: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
+    ) {
+        self.store = store
+        self.requests = requests
+        self.sendTimeout = sendTimeout
+        self.wallClock = wallClock
+        self.newClientMsgId = newClientMsgId
+    }
+
+    // MARK: Observing
+
+    /// Every change to every item from now on, in order.
+    public func updates() -> AsyncStream<SendUpdate> {
+        subscribers.add { [weak self] id in Task { await self?.unsubscribe(id) } }
+    }
+
+    private func unsubscribe(_ id: Int) { subscribers.remove(id) }
+
+    /// Where an item stands now (`cancelled` once it is no longer in the queue).
+    public func state(of clientMsgId: String) -> SendState {
+        state(of: try? store.outboxItem(clientMsgId))
+    }
+
+    /// An item's state now, then every change; ends after a final state.
+    public func stateUpdates(of clientMsgId: String) -> AsyncStream<SendState> {
+        let current = state(of: clientMsgId)
+        var itemWatchers = watchers[clientMsgId] ?? Subscribers()
+        let stream = itemWatchers.add(initial: current) { [weak self] id in
+            Task { await self?.unwatch(clientMsgId, id) }
+        }
+        if current.isFinal { itemWatchers.finish() } else { watchers[clientMsgId] = itemWatchers }
+        return stream
+    }
+
+    private func unwatch(_ clientMsgId: String, _ id: Int) {
+        watchers[clientMsgId]?.remove(id)
+        if watchers[clientMsgId]?.isEmpty == true { watchers[clientMsgId] = nil }
+    }
+
+    private func state(of item: OutboxItem?) -> SendState {
+        guard let item else { return .cancelled }
+        switch item.state {
+        case .sent(let seq): return .sent(seq: seq)
+        case .failed(let reason, let retryable): return .failed(reason: reason, retryable: retryable)
+        case .sending: return inFlight == item.clientMsgId ? .sending : .queued
+        }
+    }
+
+    /// Tells observers about an item's new state, once.
+    private func publish(_ item: OutboxItem, _ state: SendState? = nil, message: Message? = nil) {
+        let id = item.clientMsgId
+        let state = state ?? self.state(of: item)
+        guard published[id] != state else { return }
+        published[id] = state.isFinal ? nil : state
+        subscribers.yield(SendUpdate(item: item, state: state, message: message))
+        watchers[id]?.yield(state)
+        if state.isFinal {
+            if var ended = watchers.removeValue(forKey: id) { ended.finish() }
+            dependencies[id] = nil
+        }
+    }
+
+    // MARK: Actions
+
+    /// Queues a message (shown at once as `queued`) and starts sending it; with a
+    /// `dependency`, not before that has finished.
+    @discardableResult
+    public func send(
+        _ kind: MessageKind, _ content: JSONValue, to conversationId: ConversationID,
+        after dependency: SendDependency? = nil
+    ) throws -> SendHandle {
+        let item = try store.enqueue(
+            clientMsgId: newClientMsgId(), conversationId: conversationId, toUserId: nil, kind: kind,
+            content: content, awaitsDependency: dependency != nil, at: wallClock())
+        if let dependency {
+            dependencies[item.clientMsgId] = Dependency(work: dependency.work)
+            startDependency(item.clientMsgId)
+        }
+        publish(item)
+        Task { await self.flush() }
+        return SendHandle(clientMsgId: item.clientMsgId, conversationId: conversationId, queue: self)
+    }
+
+    /// Queues a text message.
+    @discardableResult
+    public func send(text: String, to conversationId: ConversationID, after dependency: SendDependency? = nil) throws
+        -> SendHandle
+    {
+        try send(.text, ["text": .string(text)], to: conversationId, after: dependency)
+    }
+
+    /// Puts a failed message back in the queue with its original id (running its dependency
+    /// again if that is what failed), then flushes.
+    public func resend(_ clientMsgId: String) async throws {
+        guard case .failed? = try store.outboxItem(clientMsgId)?.state,
+            let item = try store.markSending(clientMsgId, at: wallClock())
+        else { return }
+        if case .failed? = dependencies[clientMsgId]?.outcome { startDependency(clientMsgId) }
+        publish(item)
+        await flush()
+    }
+
+    /// Drops a failed message, or one still waiting for its dependency, from the queue.
+    /// Does nothing to a message whose request may already have reached the server.
+    public func cancel(_ clientMsgId: String) async throws {
+        guard let item = try store.outboxItem(clientMsgId) else { return }
+        let waitsForDependency = dependencies[clientMsgId] != nil && inFlight != clientMsgId
+        guard try waitsForDependency ? store.removeUnsent(clientMsgId) : store.removeFailed(clientMsgId) else {
+            return
+        }
+        if waiting?.clientMsgId == clientMsgId { resumeWaiting(with: .cancelled) }
+        publish(item, .cancelled)
+    }
+
+    /// Sends queued items in order until the queue is empty or the server is unreachable.
+    /// When a flush is already running, asks it for one more pass and waits for it to end,
+    /// so that what was queued before the call has been tried when the call returns (or is
+    /// still waiting for its dependency).
+    public func flush() async {
+        if let running = flushTask {
+            flushRequested = true
+            await running.value
+            return
+        }
+        let task = Task { await self.drain() }
+        flushTask = task
+        await task.value
+    }
+
+    /// The one running flush: passes over the queue until no further pass was asked for.
+    private func drain() async {
+        defer { flushTask = nil }
+        repeat {
+            flushRequested = false
+            expireOverdue()
+            guard let items = try? store.sendingItems() else { return }
+            for item in items {
+                let id = item.clientMsgId
+                if item.awaitsDependency {
+                    switch await dependency(of: id) {
+                    case .done:
+                        // From here on an ordinary item: once its request is out, it cannot be cancelled.
+                        try? store.markDependencyDone(id)
+                        dependencies[id] = nil
+                    case .failed(let reason, let retryable):
+                        if let failed = try? store.markFailed(id, reason: reason, retryable: retryable) {
+                            publish(failed)
+                        }
+                        continue
+                    case .cancelled:
+                        continue
+                    }
+                }
+                // Cancelled, or acknowledged by a push, while this pass was busy with earlier items.
+                guard let current = try? store.outboxItem(id), current.state == .sending else { continue }
+                inFlight = id
+                publish(current)
+                do {
+                    let response: SendMessageResponse = try await requests(.send, item.request, http: .sendMessage)
+                    inFlight = nil
+                    try commit(response.message)
+                } catch let error as ParleyError where error.code.httpStatus < 500 {
+                    inFlight = nil
+                    if let failed = try? store.markFailed(id, reason: error.message, retryable: false) {
+                        publish(failed)
+                    }
+                } catch {
+                    inFlight = nil
+                    if let current = try? store.outboxItem(id) { publish(current) }
+                    return  // unreachable: keep the order, retry after the next connection
+                }
+            }
+        } while flushRequested
+    }
+
+    /// Marks an item committed and stores its message, unless it was already.
+    private func commit(_ message: Message) throws {
+        guard let before = try store.outboxItem(message.clientMsgId) else { return }
+        if case .sent = before.state { return }
+        if let sent = try store.markSent(message) { publish(sent, message: message) }
+    }
+
+    /// A message of this user pushed by the server: if it is an item still on its way (its
+    /// acknowledgement was lost), it is sent.
+    func acknowledge(_ message: Message) {
+        guard let item = try? store.outboxItem(message.clientMsgId), item.state == .sending, !item.awaitsDependency
+        else { return }
+        try? commit(message)
+    }
+
+    /// Marks items that waited longer than the send timeout as failed (retryable). An item
+    /// waiting for its dependency, and those behind it, are not overdue: the wait is the
+    /// dependency's, not the network's.
+    func expireOverdue() {
+        let deadline = wallClock() - sendTimeout.milliseconds
+        for item in (try? store.sendingItems()) ?? [] {
+            if item.awaitsDependency, let dependency = dependencies[item.clientMsgId], dependency.outcome == nil {
+                break
+            }
+            guard item.createdAt < deadline else { continue }
+            if let failed = try? store.markFailed(item.clientMsgId, reason: "Not sent in time.", retryable: true) {
+                publish(failed)
+            }
+        }
+    }
+
+    // MARK: Dependencies
+
+    private func startDependency(_ clientMsgId: String) {
+        guard var dependency = dependencies[clientMsgId] else { return }
+        dependency.attempt += 1
+        dependency.outcome = nil
+        dependencies[clientMsgId] = dependency
+        let (attempt, work) = (dependency.attempt, dependency.work)
+        Task {
+            let outcome: DependencyOutcome
+            do {
+                try await work()
+                outcome = .done
+            } catch let error as ParleyError {
+                outcome = .failed(reason: error.message, retryable: error.code.httpStatus >= 500)
+            } catch {
+                outcome = .failed(reason: "\(error)", retryable: true)
+            }
+            self.dependencyEnded(clientMsgId, attempt: attempt, outcome)
+        }
+    }
+
+    private func dependencyEnded(_ clientMsgId: String, attempt: Int, _ outcome: DependencyOutcome) {
+        guard dependencies[clientMsgId]?.attempt == attempt else { return }
+        dependencies[clientMsgId]?.outcome = outcome
+        if waiting?.clientMsgId == clientMsgId { resumeWaiting(with: outcome) }
+    }
+
+    /// How an item's dependency ended, waiting for it if it is running. An item that should
+    /// wait for one this process does not know (queued before a restart) fails.
+    private func dependency(of clientMsgId: String) async -> DependencyOutcome {
+        guard let dependency = dependencies[clientMsgId] else {
+            return .failed(reason: "What it was waiting for was lost when the app stopped.", retryable: false)
+        }
+        if let outcome = dependency.outcome { return outcome }
+        return await withCheckedContinuation { continuation in
+            waiting = (clientMsgId, continuation)
+        }
+    }
+
+    private func resumeWaiting(with outcome: DependencyOutcome) {
+        let continuation = waiting?.continuation
+        waiting = nil
+        continuation?.resume(returning: outcome)
+    }
+}

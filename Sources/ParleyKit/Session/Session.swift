@@ -1,0 +1,110 @@
+import Foundation
+import ParleyCore
+
+/// The signed-in account of one device (SPEC 3): registration, login, logout and the
+/// tokens, kept in the ``ClientStore`` so that a new process opens signed in.
+///
+/// Invariant: at most one token refresh is in flight. Every caller that needs a fresh token
+/// while one is being refreshed waits for that same refresh, since presenting a refresh
+/// token twice revokes the session (the server takes the second use for a stolen token).
+public actor Session {
+    public nonisolated let api: APIClient
+    private let store: ClientStore
+    private let deviceName: String
+    private let wallClock: @Sendable () -> Int64
+    private var stored: StoredSession?
+    /// The refresh in flight, shared by every caller that needs a token meanwhile.
+    private var refreshing: Task<String, any Error>?
+
+    static let storeKey = "session"
+
+    init(api: APIClient, store: ClientStore, deviceName: String, wallClock: @escaping @Sendable () -> Int64) throws {
+        self.api = api
+        self.store = store
+        self.deviceName = deviceName
+        self.wallClock = wallClock
+        stored = try store.value(Self.storeKey).map { try JSONText.decode(StoredSession.self, from: $0) }
+    }
+
+    /// The signed-in user, if any.
+    public var currentUser: (id: UserID, username: String)? {
+        stored.map { (UserID($0.userId), $0.username) }
+    }
+
+    /// Creates an account (it does not sign in).
+    public func register(_ request: RegisterRequest) async throws -> Account {
+        try await api.call(.register, body: request)
+    }
+
+    /// Signs in and keeps the session in the store.
+    @discardableResult
+    public func login(_ login: String, password: String) async throws -> Account {
+        let tokens: TokenResponse = try await api.call(
+            .login, body: LoginRequest(login: login, password: password, device: deviceName))
+        try keep(tokens)
+        try store.saveUser(tokens.account.user)
+        return tokens.account
+    }
+
+    /// Writes this session into another store, which then opens signed in.
+    public func copy(to other: ClientStore) throws {
+        guard let stored else { throw ParleyError(.unauthenticated, "Not logged in.") }
+        try other.setValue(try JSONText.encode(stored), for: Self.storeKey)
+    }
+
+    /// Revokes the session on the server (when reachable) and forgets it. The client's
+    /// ``ParleyClient/logout()`` also stops the connection first; prefer it.
+    func end() async {
+        if let token = stored?.accessToken {
+            let _: APIClient.Empty? = try? await api.call(.logout, token: token)
+        }
+        stored = nil
+        try? store.setValue(nil, for: Self.storeKey)
+    }
+
+    private func keep(_ tokens: TokenResponse) throws {
+        let session = StoredSession(
+            userId: tokens.account.user.id.rawValue, username: tokens.account.user.username,
+            sessionId: tokens.session.id.rawValue, accessToken: tokens.accessToken,
+            accessTokenExpiresAt: tokens.accessTokenExpiresAt, refreshToken: tokens.refreshToken)
+        stored = session
+        try store.setValue(try JSONText.encode(session), for: Self.storeKey)
+    }
+
+    /// A valid access token, refreshed first when it is about to expire; nil when signed out
+    /// or when the refresh failed.
+    func accessToken() async -> String? {
+        guard let stored else { return nil }
+        if stored.accessTokenExpiresAt - wallClock() > 60_000 { return stored.accessToken }
+        return try? await refresh()
+    }
+
+    /// Refreshes the tokens, or joins the refresh already in flight.
+    private func refresh() async throws -> String {
+        if let refreshing { return try await refreshing.value }
+        guard let stored else { throw ParleyError(.unauthenticated, "Not logged in.") }
+        let task = Task {
+            let tokens: TokenResponse = try await api.call(
+                .refresh, body: RefreshRequest(refreshToken: stored.refreshToken))
+            try keep(tokens)
+            return tokens.accessToken
+        }
+        refreshing = task
+        defer { refreshing = nil }
+        return try await task.value
+    }
+
+    /// Calls the HTTP API with the session's token, refreshing it once if it was rejected.
+    public func http<Response: Decodable>(
+        _ endpoint: Endpoint, _ parameters: any CustomStringConvertible & Sendable..., query: [String: String] = [:],
+        body: (some Encodable & Sendable)? = Optional<APIClient.Empty>.none, as type: Response.Type = Response.self
+    ) async throws -> Response {
+        guard let token = await accessToken() else { throw ParleyError(.unauthenticated, "Not logged in.") }
+        do {
+            return try await api.call(endpoint, parameters, query: query, body: body, token: token)
+        } catch let error as ParleyError where error.code == .invalidToken {
+            let fresh = try await refresh()
+            return try await api.call(endpoint, parameters, query: query, body: body, token: fresh)
+        }
+    }
+}

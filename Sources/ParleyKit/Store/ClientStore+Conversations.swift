@@ -1,0 +1,116 @@
+import GRDB
+import ParleyCore
+
+/// The conversation list and each conversation's read watermarks.
+extension ClientStore {
+    package func saveConversation(_ conversation: ConversationSummary) throws {
+        try writer.write { db in try Self.saveConversation(db, conversation) }
+    }
+
+    static func saveConversation(_ db: Database, _ summary: ConversationSummary) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO conversations (id, kind, name, peer_id, member_count, max_seq, read_seq, others_read_seq,
+                    last_message, created_at, last_activity_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET name = excluded.name, member_count = excluded.member_count,
+                    max_seq = MAX(max_seq, excluded.max_seq), read_seq = MAX(read_seq, excluded.read_seq),
+                    others_read_seq = MAX(others_read_seq, excluded.others_read_seq),
+                    last_message = CASE WHEN excluded.max_seq >= max_seq THEN excluded.last_message ELSE last_message END,
+                    last_activity_at = MAX(last_activity_at, excluded.last_activity_at)
+                """,
+            arguments: [
+                summary.id.rawValue, summary.kind.rawValue, summary.name, summary.peerId?.rawValue, summary.memberCount,
+                summary.maxSeq, summary.readSeq, summary.othersReadSeq, try summary.lastMessage.map(JSONText.encode),
+                summary.createdAt,
+                summary.lastActivityAt,
+            ])
+        try reconcile(db, summary.id)
+    }
+
+    /// A message pushed before its conversation was known may be newer than the summary just
+    /// saved (read before it committed): the conversation takes the newest message held.
+    private static func reconcile(_ db: Database, _ id: ConversationID) throws {
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT m.* FROM messages m JOIN conversations c ON c.id = m.conversation_id
+                    WHERE m.conversation_id = ? AND m.seq > c.max_seq ORDER BY m.seq DESC LIMIT 1
+                    """,
+                arguments: [id.rawValue])
+        else { return }
+        let newest = try message(row)
+        try db.execute(
+            sql:
+                "UPDATE conversations SET max_seq = ?, last_message = ?, last_activity_at = MAX(last_activity_at, ?) WHERE id = ?",
+            arguments: [newest.seq, try JSONText.encode(newest), newest.sentAt, id.rawValue])
+    }
+
+    /// The conversations, most recently active first.
+    public func conversations() throws -> [ConversationSummary] {
+        try writer.read { db in try Self.fetchConversations(db) }
+    }
+
+    public func conversation(_ id: ConversationID) throws -> ConversationSummary? {
+        try writer.read { db in try Self.fetchConversations(db, where: "id = ?", [id.rawValue]).first }
+    }
+
+    /// The direct conversation with the user called `username` (in any case), if this device
+    /// has it; usernames never change, so no server is needed to find it again.
+    public func directConversation(withUsername username: String) throws -> ConversationSummary? {
+        try writer.read { db in
+            try Self.fetchConversations(
+                db, where: "kind = ? AND peer_id IN (SELECT id FROM users WHERE lower(username) = ?)",
+                [ConversationKind.direct.rawValue, AccountRules.canonicalUsername(username)]
+            ).first
+        }
+    }
+
+    /// The conversation list as it changes: the current list first, then one per change.
+    public func observeConversations() -> AsyncValueObservation<[ConversationSummary]> {
+        ValueObservation.tracking { db in try Self.fetchConversations(db) }.values(in: writer)
+    }
+
+    /// The highest seq another member has read, for "read" ticks on own messages.
+    public func othersReadSeq(_ conversationId: ConversationID) throws -> Int64 {
+        try writer.read { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT others_read_seq FROM conversations WHERE id = ?", arguments: [conversationId.rawValue])
+                ?? 0
+        }
+    }
+
+    package func recordOthersRead(_ receipt: ReadReceipt) throws {
+        try writer.write { db in
+            try db.execute(
+                sql: "UPDATE conversations SET others_read_seq = MAX(others_read_seq, ?) WHERE id = ?",
+                arguments: [receipt.seq, receipt.conversationId.rawValue])
+        }
+    }
+
+    package func markReadLocally(_ conversationId: ConversationID, upTo seq: Int64) throws {
+        try writer.write { db in
+            try db.execute(
+                sql: "UPDATE conversations SET read_seq = MAX(read_seq, ?) WHERE id = ?",
+                arguments: [seq, conversationId.rawValue])
+        }
+    }
+
+    private static func fetchConversations(
+        _ db: Database, where condition: String = "1", _ arguments: StatementArguments = []
+    ) throws -> [ConversationSummary] {
+        try Row.fetchAll(
+            db, sql: "SELECT * FROM conversations WHERE \(condition) ORDER BY last_activity_at DESC, id DESC",
+            arguments: arguments
+        ).map { row in
+            ConversationSummary(
+                id: ConversationID(row["id"]), kind: ConversationKind(rawValue: row["kind"]) ?? .group,
+                name: row["name"],
+                peerId: (row["peer_id"] as Int64?).map { UserID($0) }, memberCount: row["member_count"],
+                maxSeq: row["max_seq"], readSeq: row["read_seq"], othersReadSeq: row["others_read_seq"],
+                lastMessage: try (row["last_message"] as String?).map { try JSONText.decode(Message.self, from: $0) },
+                createdAt: row["created_at"], lastActivityAt: row["last_activity_at"])
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import GRDB
+
+/// Values kept under a key: the session, the sync cursor.
+extension ClientStore {
+    public static let cursorKey = "sync.cursor"
+
+    /// A value kept under a key (session tokens, the sync cursor, the user id).
+    public func value(_ key: String) throws -> String? {
+        try writer.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
+    }
+
+    package func setValue(_ value: String?, for key: String) throws {
+        try writer.write { db in try Self.setValue(db, value, for: key) }
+    }
+
+    static func setValue(_ db: Database, _ value: String?, for key: String) throws {
+        if let value {
+            try db.execute(
+                sql:
+                    "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                arguments: [key, value])
+        } else {
+            try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [key])
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import GRDB
+import ParleyCore
+
+/// The send queue's items, in the order they were queued.
+extension ClientStore {
+    /// Queues a message to send; it is shown at once as `sending`. `awaitsDependency` marks
+    /// one that must not be sent before other work finished (``markDependencyDone(_:)``).
+    package func enqueue(
+        clientMsgId: String, conversationId: ConversationID?, toUserId: UserID?, kind: MessageKind, content: JSONValue,
+        awaitsDependency: Bool = false, at now: Int64
+    ) throws -> OutboxItem {
+        try writer.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO outbox (client_msg_id, conversation_id, to_user_id, kind, content, created_at, state,
+                        awaits_dependency)
+                    VALUES (?, ?, ?, ?, ?, ?, 'sending', ?)
+                    """,
+                arguments: [
+                    clientMsgId, conversationId?.rawValue, toUserId?.rawValue, kind.rawValue,
+                    try JSONText.encode(content), now, awaitsDependency,
+                ])
+            return try Self.fetchOutbox(db, "local_id = ?", [db.lastInsertedRowID]).first!
+        }
+    }
+
+    /// Items still to send, in the order they were queued.
+    public func sendingItems() throws -> [OutboxItem] {
+        try writer.read { db in try Self.fetchOutbox(db, "state = 'sending'", []) }
+    }
+
+    /// Every outbox item, sent ones included, in queue order.
+    public func outbox() throws -> [OutboxItem] {
+        try writer.read { db in try Self.fetchOutbox(db, "1", []) }
+    }
+
+    public func outboxItem(_ clientMsgId: String) throws -> OutboxItem? {
+        try writer.read { db in try Self.fetchOutbox(db, "client_msg_id = ?", [clientMsgId]).first }
+    }
+
+    /// Marks an item committed and stores the committed message, in one transaction.
+    package func markSent(_ message: Message) throws -> OutboxItem? {
+        try writer.write { db in
+            try db.execute(
+                sql:
+                    "UPDATE outbox SET state = 'sent', sent_seq = ?, conversation_id = ?, to_user_id = NULL, failure = NULL WHERE client_msg_id = ?",
+                arguments: [message.seq, message.conversationId.rawValue, message.clientMsgId])
+            _ = try Self.insert(db, message)
+            return try Self.fetchOutbox(db, "client_msg_id = ?", [message.clientMsgId]).first
+        }
+    }
+
+    package func markFailed(_ clientMsgId: String, reason: String, retryable: Bool) throws -> OutboxItem? {
+        try writer.write { db in
+            try db.execute(
+                sql:
+                    "UPDATE outbox SET state = 'failed', failure = ?, retryable = ? WHERE client_msg_id = ? AND state = 'sending'",
+                arguments: [reason, retryable, clientMsgId])
+            return try Self.fetchOutbox(db, "client_msg_id = ?", [clientMsgId]).first
+        }
+    }
+
+    /// Puts a failed item back to `sending` with its original `clientMsgId`.
+    package func markSending(_ clientMsgId: String, at now: Int64) throws -> OutboxItem? {
+        try writer.write { db in
+            try db.execute(
+                sql:
+                    "UPDATE outbox SET state = 'sending', failure = NULL, created_at = ? WHERE client_msg_id = ? AND state = 'failed'",
+                arguments: [now, clientMsgId])
+            return try Self.fetchOutbox(db, "client_msg_id = ?", [clientMsgId]).first
+        }
+    }
+
+    /// The work an item waited for has finished: it may be sent.
+    package func markDependencyDone(_ clientMsgId: String) throws {
+        try writer.write { db in
+            try db.execute(
+                sql: "UPDATE outbox SET awaits_dependency = 0 WHERE client_msg_id = ?", arguments: [clientMsgId])
+        }
+    }
+
+    /// Drops an item not sent yet (failed, or still waiting for its dependency); true when
+    /// there was one.
+    package func removeUnsent(_ clientMsgId: String) throws -> Bool {
+        try writer.write { db in
+            try db.execute(
+                sql: "DELETE FROM outbox WHERE client_msg_id = ? AND state != 'sent'", arguments: [clientMsgId])
+            return db.changesCount == 1
+        }
+    }
+
+    /// Drops a failed item; true when there was one.
+    package func removeFailed(_ clientMsgId: String) throws -> Bool {
+        try writer.write { db in
+            try db.execute(
+                sql: "DELETE FROM outbox WHERE client_msg_id = ? AND state = 'failed'", arguments: [clientMsgId])
+            return db.changesCount == 1
+        }
+    }
+
+    private static func fetchOutbox(_ db: Database, _ condition: String, _ arguments: StatementArguments) throws
+        -> [OutboxItem]
+    {
+        try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE \(condition) ORDER BY local_id", arguments: arguments).map
+        { row in
+            let state: OutboxState
+            switch row["state"] as String {
+            case "sent": state = .sent(seq: row["sent_seq"])
+            case "failed": state = .failed(reason: row["failure"] ?? "", retryable: row["retryable"])
+            default: state = .sending
+            }
+            return OutboxItem(
+                localId: row["local_id"], clientMsgId: row["client_msg_id"],
+                conversationId: (row["conversation_id"] as Int64?).map { ConversationID($0) },
+                toUserId: (row["to_user_id"] as Int64?).map { UserID($0) }, kind: MessageKind(rawValue: row["kind"]),
+                content: try JSONText.decode(JSONValue.self, from: row["content"]), createdAt: row["created_at"],
+                state: state, awaitsDependency: row["awaits_dependency"])
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import GRDB
+import ParleyCore
+
+/// What sync and pushed events bring.
+extension ClientStore {
+    /// Applies one sync page and its new cursor in one transaction, so the cursor never
+    /// runs ahead of what is stored. Returns the messages not held before.
+    package func applySync(_ response: SyncResponse) throws -> [Message] {
+        try writer.write { db in
+            var inserted: [Message] = []
+            for conversation in response.conversations {
+                try Self.saveConversation(db, conversation)
+                if let last = conversation.lastMessage, try Self.insert(db, last) { inserted.append(last) }
+            }
+            for event in response.events { try Self.apply(db, event) }
+            try Self.setValue(db, response.cursor, for: Self.cursorKey)
+            return inserted
+        }
+    }
+
+    /// Applies an event pushed on the socket (it will come again in the next sync; applying
+    /// twice is harmless).
+    package func applyEvent(_ event: UserEvent) throws {
+        try writer.write { db in try Self.apply(db, event) }
+    }
+
+    private static func apply(_ db: Database, _ event: UserEvent) throws {
+        // Events come in stream order, so the last one of a kind leaves the latest state.
+        switch event.body {
+        case .readMoved(let moved):
+            try db.execute(
+                sql: "UPDATE conversations SET read_seq = MAX(read_seq, ?) WHERE id = ?",
+                arguments: [moved.readSeq, moved.conversationId.rawValue])
+        case .profileUpdated(let updated):
+            try saveUser(db, updated.account.user)
+        case .conversationUpdated(let updated):
+            try db.execute(
+                sql: "UPDATE conversations SET name = ? WHERE id = ?",
+                arguments: [updated.name, updated.conversationId.rawValue])
+        default:
+            break
+        }
+    }
+}

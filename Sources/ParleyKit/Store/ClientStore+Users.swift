@@ -1,0 +1,28 @@
+import GRDB
+import ParleyCore
+
+/// Profiles of the users this device has met.
+extension ClientStore {
+    package func saveUser(_ user: User) throws {
+        try writer.write { db in try Self.saveUser(db, user) }
+    }
+
+    static func saveUser(_ db: Database, _ user: User) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO users (id, username, nickname, signature, created_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET nickname = excluded.nickname, signature = excluded.signature
+                """,
+            arguments: [user.id.rawValue, user.username, user.nickname, user.signature, user.createdAt])
+    }
+
+    public func user(_ id: UserID) throws -> User? {
+        try writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id.rawValue]).map {
+                User(
+                    id: UserID($0["id"]), username: $0["username"], nickname: $0["nickname"],
+                    signature: $0["signature"], createdAt: $0["created_at"])
+            }
+        }
+    }
+}

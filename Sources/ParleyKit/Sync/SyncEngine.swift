@@ -1,0 +1,132 @@
+import ParleyCore
+
+/// Keeps the ``ClientStore`` up to date with the server (SPEC 3 and 4): sync pages from the
+/// stored cursor, hole filling by seq range, older pages on demand, and what the server
+/// pushes (messages, receipts, events). Views follow what it stored through ``events()``.
+///
+/// Guarantees: a message is stored once per seq whatever mix of pushes, sync pages and
+/// range fetches delivers it; the cursor is stored in the same transaction as what it
+/// covers. Holes are found from the store (known max seq versus seqs held), not from what
+/// a sync reported, so a fill interrupted by a dropped connection resumes on the next sync.
+public actor SyncEngine {
+    private let store: ClientStore
+    private let session: Session
+    private let requests: ServerRequests
+    private let sendQueue: SendQueue
+    private var subscribers = Subscribers<SyncEvent>()
+
+    init(store: ClientStore, session: Session, requests: ServerRequests, sendQueue: SendQueue) {
+        self.store = store
+        self.session = session
+        self.requests = requests
+        self.sendQueue = sendQueue
+    }
+
+    /// What is stored from now on, in order.
+    public func events() -> AsyncStream<SyncEvent> {
+        subscribers.add { [weak self] id in Task { await self?.unsubscribe(id) } }
+    }
+
+    private func unsubscribe(_ id: Int) { subscribers.remove(id) }
+
+    private func deliver(_ messages: [Message]) {
+        if !messages.isEmpty { subscribers.yield(.messages(messages)) }
+    }
+
+    /// Brings the store up to date: sync pages from the cursor, then every hole in every
+    /// conversation. Failures are left for the next call (after the next connection): the
+    /// stored cursor and the holes say where to resume, so nothing is lost.
+    public func resync() async {
+        do {
+            var cursor = try store.value(ClientStore.cursorKey)
+            while true {
+                var query: [String: String] = ["limit": "200"]
+                query["cursor"] = cursor
+                let response: SyncResponse = try await requests(
+                    .sync, SyncRequest(cursor: cursor, limit: 200), http: .sync, query: query)
+                deliver(try store.applySync(response))
+                for conversation in response.conversations {
+                    subscribers.yield(.othersRead(conversation.id, upTo: conversation.othersReadSeq))
+                }
+                cursor = response.cursor
+                if !response.hasMore { break }
+            }
+            for (conversationId, maxSeq) in try store.conversationsWithHoles() {
+                try await fillHoles(in: conversationId, upTo: maxSeq)
+            }
+        } catch {
+            // The next connection resyncs from the stored cursor; nothing is lost.
+        }
+    }
+
+    /// Fetches every seq in `lowest...maxSeq` this device lacks, by range.
+    public func fillHoles(in conversationId: ConversationID, upTo maxSeq: Int64, from lowest: Int64 = 1) async throws {
+        guard maxSeq >= lowest else { return }
+        for hole in try store.holes(in: conversationId, within: lowest...maxSeq) {
+            var after = hole.lowerBound - 1
+            while after < hole.upperBound {
+                let query = HistoryQuery(
+                    conversationId: conversationId, before: hole.upperBound + 1, after: after, limit: Limits.maxPageSize
+                )
+                let page: HistoryPage = try await requests(
+                    .history, query, http: .history, conversationId,
+                    query: ["after": "\(after)", "before": "\(hole.upperBound + 1)", "limit": "\(Limits.maxPageSize)"])
+                deliver(try store.saveMessages(page.messages))
+                guard let last = page.messages.last else { break }
+                after = last.seq
+            }
+        }
+    }
+
+    /// Older messages than `seq` (or the newest): from the store, topped up from the server
+    /// when the store has holes there.
+    public func messages(in conversationId: ConversationID, before seq: Int64?, limit: Int) async throws -> [Message] {
+        let local = try store.messages(in: conversationId, before: seq, limit: limit)
+        let upper = (seq ?? Int64.max) - 1
+        let lower = max(1, (local.first?.seq ?? (seq ?? 1)) - Int64(limit - local.count))
+        let expectedTop = min(upper, try store.conversation(conversationId)?.maxSeq ?? 0)
+        if expectedTop >= lower, try !store.holes(in: conversationId, within: lower...expectedTop).isEmpty {
+            let page: HistoryPage = try await requests(
+                .history, HistoryQuery(conversationId: conversationId, before: seq, limit: limit), http: .history,
+                conversationId,
+                query: seq.map { ["before": "\($0)", "limit": "\(limit)"] } ?? ["limit": "\(limit)"])
+            deliver(try store.saveMessages(page.messages))
+            return try store.messages(in: conversationId, before: seq, limit: limit)
+        }
+        return local
+    }
+
+    /// One frame the server pushed, in arrival order.
+    func handlePush(_ frame: IncomingFrame) async {
+        switch frame.type {
+        case ServerFrameType.message.rawValue:
+            guard let message = try? frame.payload(Message.self) else { return }
+            let selfId = await session.currentUser?.id
+            if message.senderId == selfId { await sendQueue.acknowledge(message) }
+            guard let inserted = try? store.saveMessages([message]) else { return }
+            deliver(inserted)
+            if let holes = try? store.holes(in: message.conversationId, within: 1...message.seq), !holes.isEmpty {
+                Task { try? await self.fillHoles(in: message.conversationId, upTo: message.seq) }
+            }
+        case ServerFrameType.event.rawValue:
+            guard let event = try? frame.payload(UserEvent.self) else { return }
+            try? store.applyEvent(event)
+            if case .conversationAdded(let added) = event.body {
+                let id = added.conversationId
+                // Fetched aside so the push loop never waits on HTTP; the next sync reports it too.
+                let (session, store) = (self.session, self.store)
+                Task {
+                    if let detail: ConversationDetail = try? await session.http(.getConversation, id) {
+                        try? store.saveConversation(detail.conversation)
+                    }
+                }
+            }
+        case ServerFrameType.receipt.rawValue:
+            guard let receipt = try? frame.payload(ReadReceipt.self) else { return }
+            try? store.recordOthersRead(receipt)
+            subscribers.yield(.othersRead(receipt.conversationId, upTo: receipt.seq))
+        default:
+            break
+        }
+    }
+}
