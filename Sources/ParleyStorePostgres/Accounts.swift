@@ -70,7 +70,9 @@ extension PostgresStore {
 
     /// Appends each announcement's event to its users' streams (seqs assigned here) and
     /// notes them for NOTIFY.
-    func announce(_ connection: PostgresConnection, _ notes: Notifications, _ announcements: [Announcement], at now: Int64)
+    func announce(
+        _ connection: PostgresConnection, _ notes: Notifications, _ announcements: [Announcement], at now: Int64
+    )
         async throws
     {
         var pairs: [[Int64]] = []

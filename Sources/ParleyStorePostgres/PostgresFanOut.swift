@@ -20,7 +20,9 @@ public final class PostgresFanOut: FanOut, Service {
     let store: PostgresStore
     private let local = LocalFanOut()
     /// How the first LISTEN went (nil: not yet), and who waits for it.
-    private let firstListen = Mutex<(outcome: Result<Void, any Error>?, waiters: [CheckedContinuation<Void, any Error>])>(
+    private let firstListen = Mutex<
+        (outcome: Result<Void, any Error>?, waiters: [CheckedContinuation<Void, any Error>])
+    >(
         (nil, []))
 
     public init(store: PostgresStore) {

@@ -23,7 +23,9 @@ extension PostgresStore {
             let changed = try await self.summaryRows(
                 connection, for: userId, where: "c.version > $2 OR m.version > $2", orderBy: "change_version",
                 limit: Int64(paging.fetchLimit), [.int(paging.since.version)]
-            ).map { (summary: try ConversationSummary(row: $0, viewer: userId), changeVersion: try $0.int("change_version")) }
+            ).map {
+                (summary: try ConversationSummary(row: $0, viewer: userId), changeVersion: try $0.int("change_version"))
+            }
             return try paging.batch(eventBodies: eventBodies, changed: changed, currentVersion: currentVersion)
         }
     }

@@ -38,7 +38,8 @@ import Testing
 
         #expect(try await alice.succeed(["group", "create", "team", "bob"]).contains("with 2 members"))
         #expect(try await bob.succeed(["send", "team", "hi", "team"]).contains("Sent to #team (#1)."))
-        #expect(try await bob.succeed(["group", "rename", "team", "launch crew"]) == "Renamed #team to #launch crew.\n")
+        #expect(
+            try await bob.succeed(["group", "rename", "team", "launch crew"]) == "Renamed #team to #launch crew.\n")
         #expect(try await alice.succeed(["conversations"]).contains("#launch crew"))
         let notAGroup = try await alice.run(["group", "rename", "@bob", "pair"])
         #expect(notAGroup.status != 0)

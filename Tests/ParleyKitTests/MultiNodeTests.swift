@@ -96,6 +96,26 @@ extension LiveServerSuites {
             for index in [0, 2] { await nodes[index].stop() }
         }
 
+        @Test func aRenameOnOneNodeReachesMembersOnAnother() async throws {
+            let schema = Self.freshSchema()
+            async let first = Self.node(schema: schema)
+            async let second = Self.node(schema: schema)
+            let nodes = try await [first, second]
+            let alice = try makeClient(nodes[0].url)
+            let bob = try makeClient(nodes[1].url)
+            try await signUp(alice, "alice")
+            try await signUp(bob, "bob")
+            let group = try await alice.conversations.createGroup(name: "before", usernames: ["bob"]).id
+            await bob.connect()
+            await bob.catchUp()
+            try await alice.conversations.rename(group, to: "after")
+            try await eventually("bob, on the other node, hears conversation.updated") {
+                (try? bob.store.conversation(group)?.name) == "after"
+            }
+            await bob.disconnect()
+            for node in nodes { await node.stop() }
+        }
+
         @Test func theSameClientMessageIDSentToTwoNodesMakesOneMessage() async throws {
             let schema = Self.freshSchema()
             let east = try await Self.node(schema: schema)

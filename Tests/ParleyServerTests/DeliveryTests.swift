@@ -230,7 +230,9 @@ import Testing
                 try seenByAlice.payload(ReadReceipt.self)
                     == ReadReceipt(conversationId: conversation, userId: bob.id, seq: 1))
             let ownEvent = try await bobSocket.waitFor { $0.type == "event" && $0.text.contains("read.moved") }
-            #expect(try ownEvent.payload(UserEvent.self).body == .readMoved(ReadMoved(conversationId: conversation, readSeq: 1)))
+            #expect(
+                try ownEvent.payload(UserEvent.self).body
+                    == .readMoved(ReadMoved(conversationId: conversation, readSeq: 1)))
 
             let bobView: ConversationDetail = try await api.call(
                 .get, "/v1/conversations/\(conversation)", token: bob.token)

@@ -58,7 +58,8 @@ import Testing
         configuration.outboundQueueLimit = 2
         let feed = LocalFanOut()
         let metrics = ServerMetrics()
-        let hub = ConnectionHub(fanOut: feed, configuration: configuration, metrics: metrics, logger: Logger(label: "t"))
+        let hub = ConnectionHub(
+            fanOut: feed, configuration: configuration, metrics: metrics, logger: Logger(label: "t"))
         let stuck = GatewayConnection(tag: hub.makeTag(), queueLimit: 2)
         let healthy = GatewayConnection(tag: hub.makeTag(), queueLimit: 100)
         let origin = GatewayConnection(tag: hub.makeTag(), queueLimit: 100)

@@ -33,7 +33,8 @@ struct MessageController {
                     try await messages.send(body, from: request.identity, origin: request.origin), id: request.id)
             },
             .result(.history) { (query: HistoryQuery, request) in
-                try await messages.history(query, in: try request.conversationId(query.conversationId), for: request.identity)
+                try await messages.history(
+                    query, in: try request.conversationId(query.conversationId), for: request.identity)
             },
             .result(.read) { (body: ReadRequest, request) in
                 try await messages.markRead(

@@ -91,12 +91,16 @@ final class ConnectionHub: Service, Sendable {
     func deliver(_ change: StoreChange) {
         switch change {
         case .message(let message, let recipients, let origin):
-            let queued = send(ServerFrameType.message.rawValue, to: recipients, except: origin) { try MessageFrames.push(message) }
+            let queued = send(ServerFrameType.message.rawValue, to: recipients, except: origin) {
+                try MessageFrames.push(message)
+            }
             metrics.deliveries.increment(by: Int64(queued))
         case .events(let eventsByUser):
             for (userId, events) in eventsByUser {
                 for event in events {
-                    send(ServerFrameType.event.rawValue, to: [userId]) { try JSONText.encode(Frame(.event, payload: event)) }
+                    send(ServerFrameType.event.rawValue, to: [userId]) {
+                        try JSONText.encode(Frame(.event, payload: event))
+                    }
                 }
             }
         case .read(let receipt, let recipients):

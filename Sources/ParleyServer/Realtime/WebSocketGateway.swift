@@ -174,7 +174,8 @@ struct WebSocketGateway: Sendable {
             return
         }
         if case .feature(let prepared) = try frame.request.get() {
-            connection.queue.enqueue(try await prepared(FrameRequest(id: id, identity: identity, origin: connection.tag)))
+            connection.queue.enqueue(
+                try await prepared(FrameRequest(id: id, identity: identity, origin: connection.tag)))
         }
     }
 
