@@ -130,6 +130,21 @@ func resolveConversation(_ name: String, client: ParleyClient) async throws -> C
         withUsername: name.hasPrefix("@") ? String(name.dropFirst()) : name)
 }
 
+/// A group the user is in, by id or name (any case); unlike ``resolveConversation`` it never
+/// opens a direct conversation.
+func resolveGroup(_ name: String, client: ParleyClient) async throws -> ConversationSummary {
+    await client.catchUp()
+    let groups = try client.store.conversations().filter { $0.kind == .group }
+    if let id = Int64(name), let group = groups.first(where: { $0.id == ConversationID(id) }) { return group }
+    let named = groups.filter { $0.name?.lowercased() == name.lowercased() }
+    if named.count > 1 {
+        throw CLIError(
+            "Several groups are called '\(name)': use an id (\(named.map { "\($0.id)" }.joined(separator: ", "))).")
+    }
+    guard let group = named.first else { throw CLIError("You are in no group called '\(name)'.") }
+    return group
+}
+
 /// A short title for a conversation.
 func title(_ conversation: ConversationSummary, client: ParleyClient) async -> String {
     if conversation.kind == .group { return "#\(conversation.name ?? "group \(conversation.id)")" }

@@ -98,7 +98,7 @@ struct Group: AsyncParsableCommand {
         func run() async throws {
             try await userFacing(options) {
                 let client = try await options.signedInClient()
-                let summary = try await resolveConversation(group, client: client)
+                let summary = try await resolveGroup(group, client: client)
                 let renamed = try await client.conversations.rename(summary.id, to: name)
                 print("Renamed #\(summary.name ?? group) to #\(renamed.name ?? name).")
             }

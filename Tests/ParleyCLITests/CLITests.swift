@@ -41,9 +41,16 @@ import Testing
         #expect(
             try await bob.succeed(["group", "rename", "team", "launch crew"]) == "Renamed #team to #launch crew.\n")
         #expect(try await alice.succeed(["conversations"]).contains("#launch crew"))
-        let notAGroup = try await alice.run(["group", "rename", "@bob", "pair"])
-        #expect(notAGroup.status != 0)
-        #expect(notAGroup.errors.contains("Only groups can be renamed."))
+        let listBefore = try await alice.succeed(["conversations"])
+        for target in ["bob", "999", "nosuch", "carol"] {
+            let notAGroup = try await alice.run(["group", "rename", target, "pair"])
+            #expect(notAGroup.status != 0)
+            #expect(notAGroup.errors.contains("You are in no group called '\(target)'."))
+        }
+        let tooLong = try await alice.run(["group", "rename", "launch crew", String(repeating: "x", count: 65)])
+        #expect(tooLong.status != 0)
+        #expect(tooLong.errors.contains("'name' must be 1 to 64 characters long."))
+        #expect(try await alice.succeed(["conversations"]) == listBefore, "a refused rename opens nothing")
 
         #expect(try await alice.succeed(["whoami"]).hasPrefix("alice (id "))
         #expect(try await alice.succeed(["logout"]).contains("Logged out alice."))
