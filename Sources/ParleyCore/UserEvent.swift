@@ -19,8 +19,9 @@ public struct UserEventType: OpenStringValue {
 /// One entry of a user's ordered event stream (the "command list" of SPEC 3).
 ///
 /// On the wire an event is one flat object: `seq`, `type`, `at` and the fields of its
-/// payload. A type this version does not know decodes as ``UserEventBody/unknown(_:fields:)``
-/// and encodes back unchanged, so clients keep going and servers relay it.
+/// payload. A type this version does not know (or a known one whose payload it cannot read)
+/// decodes as ``UserEventBody/unknown(_:fields:)`` and encodes back unchanged, so clients keep
+/// going and servers relay it.
 public struct UserEvent: Codable, Hashable, Sendable {
     /// Position in this user's stream: dense and strictly increasing.
     public var seq: Int64
@@ -97,15 +98,17 @@ public enum UserEventBody: Hashable, Sendable {
     /// The conversation the event is about, when it is about one.
     public var conversationId: ConversationID? { (payload as? any ConversationEventPayload)?.conversationId }
 
+    /// A known type whose payload does not decode (a newer server may change a field this
+    /// version requires) is kept as unknown too: one event must never stop a sync.
     init(type: UserEventType, from decoder: any Decoder) throws {
-        guard let payloadType = Self.payloadTypes[type] else {
-            var fields: [String: JSONValue] = [:]
-            if case .object(let object) = try JSONValue(from: decoder) { fields = object }
-            for key in ["seq", "type", "at"] { fields[key] = nil }
-            self = .unknown(type, fields: fields)
+        if let payloadType = Self.payloadTypes[type], let payload = try? payloadType.init(from: decoder) {
+            self = payload.body
             return
         }
-        self = try payloadType.init(from: decoder).body
+        var fields: [String: JSONValue] = [:]
+        if case .object(let object) = try JSONValue(from: decoder) { fields = object }
+        for key in ["seq", "type", "at"] { fields[key] = nil }
+        self = .unknown(type, fields: fields)
     }
 
     func encodePayload(to encoder: any Encoder) throws {

@@ -39,8 +39,9 @@ extension PostgresStore {
         -> ConversationSummary
     {
         try await write { connection, notes in
-            let others = try ConversationRules.groupMembers(owner: ownerId, requested: memberIds)
+            let others = ConversationRules.groupMembers(owner: ownerId, requested: memberIds)
             try ConversationRules.requireExisting(others, existing: try await self.existingUsers(connection, others))
+            try ConversationRules.checkCapacity(others.count + 1)
             let version = try await self.nextVersion(connection)
             let id = ConversationID(
                 try await connection.scalar(
@@ -64,9 +65,10 @@ extension PostgresStore {
         try await write { connection, notes in
             let current = try await self.memberIDs(connection, of: conversationId, requiring: actorId)
             let added = try ConversationRules.membersToAdd(
-                userIds, to: try await self.kind(connection, of: conversationId), current: current)
+                userIds, to: try await self.profile(connection, of: conversationId).kind, current: current)
             try ConversationRules.requireExisting(added, existing: try await self.existingUsers(connection, added))
             guard !added.isEmpty else { return [] }
+            try ConversationRules.checkCapacity(current.count + added.count)
             let version = try await self.nextVersion(connection)
             try await connection.rows(
                 "UPDATE conversations SET member_count = member_count + $1, version = $2 WHERE id = $3",
@@ -85,12 +87,13 @@ extension PostgresStore {
     {
         try await write { connection, notes in
             let members = try await self.memberIDs(connection, of: conversationId, requiring: actorId)
-            try ConversationRules.checkRenamable(try await self.kind(connection, of: conversationId))
+            let profile = try await self.profile(connection, of: conversationId)
+            try ConversationRules.checkRenamable(profile.kind)
+            guard ConversationRules.renames(profile.name, to: name) else { return nil }
             let version = try await self.nextVersion(connection)
-            let renamed = try await connection.rows(
-                "UPDATE conversations SET name = $1, version = $2 WHERE id = $3 AND name IS DISTINCT FROM $1 RETURNING id",
+            try await connection.rows(
+                "UPDATE conversations SET name = $1, version = $2 WHERE id = $3",
                 [.text(name), .int(version), .int(conversationId.rawValue)], logger: self.logger)
-            guard !renamed.isEmpty else { return nil }
             let update = ConversationUpdated(conversationId: conversationId, name: name, updatedBy: actorId)
             try await self.announce(connection, notes, [Announcement(to: members, update.body)], at: now)
             return update
@@ -182,12 +185,9 @@ extension PostgresStore {
         ).first {
             return summary
         }
-        if try await connection.scalar(
-            Int64.self, "SELECT id FROM conversations WHERE id = $1", [.int(id.rawValue)], logger: logger) != nil
-        {
-            throw ParleyError.notAMember(of: id)
-        }
-        throw ParleyError(.conversationNotFound, "Conversation \(id) does not exist.")
+        let exists = try await connection.scalar(
+            Int64.self, "SELECT id FROM conversations WHERE id = $1", [.int(id.rawValue)], logger: logger)
+        throw ConversationRules.noSummary(of: id, exists: exists != nil)
     }
 
     /// Those of `ids` that are users.
@@ -208,10 +208,14 @@ extension PostgresStore {
         ).map { ConversationID($0) }
     }
 
-    private func kind(_ connection: PostgresConnection, of id: ConversationID) async throws -> ConversationKind {
-        let kind = try await connection.scalar(
-            String.self, "SELECT kind FROM conversations WHERE id = $1", [.int(id.rawValue)], logger: logger)
-        return ConversationKind(rawValue: kind ?? "") ?? .group
+    /// A conversation's kind and name (a missing row reads as a direct conversation without one).
+    private func profile(_ connection: PostgresConnection, of id: ConversationID) async throws
+        -> (kind: ConversationKind, name: String?)
+    {
+        let row = try await connection.rows(
+            "SELECT kind, name FROM conversations WHERE id = $1", [.int(id.rawValue)], logger: logger
+        ).first
+        return (ConversationRules.kind(stored: try row?.text("kind")), try row?.optionalText("name"))
     }
 
     private func insertMembers(

@@ -13,9 +13,11 @@ import Synchronization
 /// included); the fan-out loads what they name and hands it to its subscribers. Signals are
 /// sent as NOTIFYs of their own, outside any transaction, and never touch a table.
 ///
-/// As a service it keeps one LISTEN connection open. If the first cannot be opened the
-/// service fails (and with it the node); after losing a later one it publishes
-/// ``StoreChange/resyncRequired`` once it listens again, because changes may have been missed.
+/// ``start(store:)`` opens the LISTEN connection before the node serves anything, and
+/// fails (so the node does not start) when it cannot; the connection is then kept open, and
+/// after losing it the fan-out publishes ``StoreChange/resyncRequired`` once it listens again,
+/// because changes may have been missed. As a service it runs until the service group shuts
+/// down, and then closes the connection.
 public final class PostgresFanOut: FanOut, Service {
     let store: PostgresStore
     private let local = LocalFanOut()
@@ -24,9 +26,29 @@ public final class PostgresFanOut: FanOut, Service {
         (outcome: Result<Void, any Error>?, waiters: [CheckedContinuation<Void, any Error>])
     >(
         (nil, []))
+    private let listening = Mutex<Task<Void, Never>?>(nil)
 
-    public init(store: PostgresStore) {
+    private init(store: PostgresStore) {
         self.store = store
+    }
+
+    /// A fan-out that listens on `store`'s channel; throws `unavailable`, with what
+    /// PostgreSQL said, when the LISTEN connection cannot be opened.
+    public static func start(store: PostgresStore) async throws -> PostgresFanOut {
+        let fanOut = PostgresFanOut(store: store)
+        fanOut.listening.withLock { $0 = Task { await fanOut.listen() } }
+        do {
+            try await fanOut.ready()
+        } catch {
+            fanOut.stop()
+            throw error
+        }
+        return fanOut
+    }
+
+    /// Closes the LISTEN connection; nothing is heard after this.
+    public func stop() {
+        listening.withLock { $0 }?.cancel()
     }
 
     public func subscribe(_ subscriber: @escaping @Sendable (FanOutItem) -> Void) {
@@ -53,15 +75,14 @@ public final class PostgresFanOut: FanOut, Service {
         }
     }
 
-    /// Listens until the service group shuts down.
+    /// Keeps listening until the service group shuts down, then stops.
     public func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            try await self.listen()
-        }
-        settleFirstListen(.failure(CancellationError()))
+        try? await gracefulShutdown()
+        stop()
+        await listening.withLock { $0 }?.value
     }
 
-    private func listen() async throws {
+    private func listen() async {
         let logger = store.logger
         while !Task.isCancelled {
             do {
@@ -75,14 +96,15 @@ public final class PostgresFanOut: FanOut, Service {
                     }
                 }
             } catch {
-                if Task.isCancelled { return }
+                if Task.isCancelled { break }
                 let failure = ParleyError(
                     .unavailable, "PostgreSQL cannot be listened to: \(PostgresStore.explain(error))")
-                if settleFirstListen(.failure(failure)) { throw failure }
+                if settleFirstListen(.failure(failure)) { return }
                 logger.warning("LISTEN connection lost; clients will resync", metadata: ["error": "\(error)"])
             }
             try? await Task.sleep(for: .milliseconds(200))
         }
+        settleFirstListen(.failure(CancellationError()))
     }
 
     /// Records how the first LISTEN went and wakes ``ready()``'s callers; answers false when

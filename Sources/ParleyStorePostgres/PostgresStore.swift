@@ -36,7 +36,8 @@ public final class PostgresStore: ParleyStore {
     }
 
     /// Connects to `url` (`postgres://user[:password]@host[:port]/database`), applies
-    /// migrations, and starts listening. `schema` isolates one store inside a database.
+    /// migrations. `schema` isolates one store inside a database. Nodes hear each other
+    /// through ``PostgresFanOut/start(store:)``.
     public static func connect(url: String, schema: String? = nil, logger: Logger) async throws -> PostgresStore {
         guard let components = URLComponents(string: url),
             ["postgres", "postgresql"].contains(components.scheme ?? ""),

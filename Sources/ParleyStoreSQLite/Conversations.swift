@@ -38,8 +38,9 @@ extension SQLiteStore {
         -> ConversationSummary
     {
         try await pool.write { db in
-            let others = try ConversationRules.groupMembers(owner: ownerId, requested: memberIds)
+            let others = ConversationRules.groupMembers(owner: ownerId, requested: memberIds)
             try ConversationRules.requireExisting(others, existing: try Self.existingUsers(db, others))
+            try ConversationRules.checkCapacity(others.count + 1)
             let version = try self.nextVersion(db)
             try db.execute(
                 sql: """
@@ -61,9 +62,10 @@ extension SQLiteStore {
         try await pool.write { db in
             let current = try Self.memberIDs(db, of: conversationId, requiring: actorId)
             let added = try ConversationRules.membersToAdd(
-                userIds, to: try Self.kind(db, of: conversationId), current: current)
+                userIds, to: try Self.profile(db, of: conversationId).kind, current: current)
             try ConversationRules.requireExisting(added, existing: try Self.existingUsers(db, added))
             guard !added.isEmpty else { return [] }
+            try ConversationRules.checkCapacity(current.count + added.count)
             let version = try self.nextVersion(db)
             try db.execute(
                 sql: "UPDATE conversations SET member_count = member_count + ?, version = ? WHERE id = ?",
@@ -80,12 +82,13 @@ extension SQLiteStore {
     {
         try await pool.write { db in
             let members = try Self.memberIDs(db, of: conversationId, requiring: actorId)
-            try ConversationRules.checkRenamable(try Self.kind(db, of: conversationId))
+            let profile = try Self.profile(db, of: conversationId)
+            try ConversationRules.checkRenamable(profile.kind)
+            guard ConversationRules.renames(profile.name, to: name) else { return nil }
             let version = try self.nextVersion(db)
             try db.execute(
-                sql: "UPDATE conversations SET name = ?, version = ? WHERE id = ? AND name IS NOT ?",
-                arguments: [name, version, conversationId.rawValue, name])
-            guard db.changesCount == 1 else { return nil }
+                sql: "UPDATE conversations SET name = ?, version = ? WHERE id = ?",
+                arguments: [name, version, conversationId.rawValue])
             let update = ConversationUpdated(conversationId: conversationId, name: name, updatedBy: actorId)
             try self.announce(db, [Announcement(to: members, update.body)], at: now)
             return update
@@ -168,11 +171,8 @@ extension SQLiteStore {
                 db, for: userId, where: "c.id = ?", orderBy: "c.id", limit: 1, arguments: [id.rawValue]
             ).first
         else {
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM conversations WHERE id = ?", arguments: [id.rawValue]) == true
-            {
-                throw ParleyError.notAMember(of: id)
-            }
-            throw ParleyError(.conversationNotFound, "Conversation \(id) does not exist.")
+            let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM conversations WHERE id = ?", arguments: [id.rawValue])
+            throw ConversationRules.noSummary(of: id, exists: exists == true)
         }
         return summary
     }
@@ -187,9 +187,12 @@ extension SQLiteStore {
             .map { ConversationID($0) }
     }
 
-    private static func kind(_ db: Database, of id: ConversationID) throws -> ConversationKind {
-        let kind = try String.fetchOne(db, sql: "SELECT kind FROM conversations WHERE id = ?", arguments: [id.rawValue])
-        return ConversationKind(rawValue: kind ?? "") ?? .group
+    /// A conversation's kind and name (a missing row reads as a direct conversation without one).
+    private static func profile(_ db: Database, of id: ConversationID) throws
+        -> (kind: ConversationKind, name: String?)
+    {
+        let row = try Row.fetchOne(db, sql: "SELECT kind, name FROM conversations WHERE id = ?", arguments: [id.rawValue])
+        return (ConversationRules.kind(stored: row?["kind"]), row?["name"])
     }
 
     private func insertMembers(

@@ -81,3 +81,45 @@ import Testing
         #expect(ErrorCode(rawValue: "from_the_future").httpStatus == 400)
     }
 }
+
+/// A user event is one flat object: `seq`, `type`, `at` and its payload's fields, exactly as
+/// before the payloads were typed; types this version cannot read pass through unchanged.
+@Suite struct UserEventWireTests {
+    func object(_ text: String) throws -> JSONValue { try JSONText.decode(JSONValue.self, from: text) }
+
+    @Test func knownEventsKeepTheirFlatForm() throws {
+        let cases: [(UserEvent, String)] = [
+            (
+                UserEvent(seq: 3, at: 9, MembersAdded(conversationId: ConversationID(7), userIds: [UserID(1), UserID(2)]).body),
+                #"{"seq":3,"type":"members.added","conversationId":7,"userIds":[1,2],"at":9}"#
+            ),
+            (
+                UserEvent(seq: 4, at: 9, ReadMoved(conversationId: ConversationID(7), readSeq: 12).body),
+                #"{"seq":4,"type":"read.moved","conversationId":7,"readSeq":12,"at":9}"#
+            ),
+            (
+                UserEvent(seq: 5, at: 9, ConversationUpdated(conversationId: ConversationID(7), name: "发布", updatedBy: UserID(2)).body),
+                #"{"seq":5,"type":"conversation.updated","conversationId":7,"name":"发布","updatedBy":2,"at":9}"#
+            ),
+        ]
+        for (event, wire) in cases {
+            #expect(try object(JSONText.encode(event)) == object(wire))
+            #expect(try JSONText.decode(UserEvent.self, from: wire) == event)
+        }
+    }
+
+    @Test func unknownTypesAndUnreadablePayloadsPassThroughUnchanged() throws {
+        let newer = #"{"seq":6,"type":"call.started","conversationId":7,"callId":"c1","at":9}"#
+        let unreadable = #"{"seq":7,"type":"conversation.updated","conversationId":7,"avatar":"f1","at":9}"#
+        for wire in [newer, unreadable] {
+            let event = try JSONText.decode(UserEvent.self, from: wire)
+            guard case .unknown(let type, let fields) = event.body else {
+                Issue.record("\(wire) decoded as \(event.body)")
+                continue
+            }
+            #expect(type == event.type)
+            #expect(fields["conversationId"] == 7)
+            #expect(try object(JSONText.encode(event)) == object(wire))
+        }
+    }
+}

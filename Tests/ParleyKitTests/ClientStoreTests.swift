@@ -29,6 +29,37 @@ import Testing
         #expect(try store.conversationsWithHoles().isEmpty)
     }
 
+    /// A rename pushed while a sync was in flight is newer than that page's summary: the
+    /// page must not put the old name back, nor an older event a newer name.
+    @Test func aGroupNameSetByANewerEventSurvivesAnOlderSummaryOrEvent() throws {
+        let store = try ClientStore(path: nil)
+        let id = ConversationID(3)
+        func summary(_ name: String) -> ConversationSummary {
+            ConversationSummary(
+                id: id, kind: .group, name: name, peerId: nil, memberCount: 2, maxSeq: 0, readSeq: 0, lastMessage: nil,
+                createdAt: 0, lastActivityAt: 0)
+        }
+        func renamed(_ name: String, seq: Int64) -> UserEvent {
+            UserEvent(seq: seq, at: 0, ConversationUpdated(conversationId: id, name: name, updatedBy: UserID(2)).body)
+        }
+        _ = try store.applySync(SyncResponse(conversations: [summary("first")], events: [], cursor: "c1", hasMore: false))
+        try store.applyEvent(renamed("pushed", seq: 10))
+        _ = try store.applySync(SyncResponse(conversations: [summary("first")], events: [], cursor: "c2", hasMore: false))
+        #expect(try store.conversation(id)?.name == "pushed", "the page was read before the pushed rename")
+
+        try store.applyEvent(renamed("older", seq: 9))
+        #expect(try store.conversation(id)?.name == "pushed")
+
+        let caughtUp = SyncResponse(
+            conversations: [summary("latest")], events: [renamed("pushed", seq: 10), renamed("latest", seq: 11)],
+            cursor: "c3", hasMore: false)
+        _ = try store.applySync(caughtUp)
+        #expect(try store.conversation(id)?.name == "latest")
+        try store.saveConversation(summary("latest"))
+        _ = try store.applySync(SyncResponse(conversations: [summary("later still")], events: [], cursor: "c4", hasMore: false))
+        #expect(try store.conversation(id)?.name == "later still", "a page covering every event seen wins")
+    }
+
     @Test func holesAreTheSeqsNotHeldAndHiddenMessagesCountAsHeld() throws {
         let store = try ClientStore(path: nil)
         let id = ConversationID(1)

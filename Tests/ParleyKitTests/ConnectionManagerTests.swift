@@ -126,6 +126,21 @@ import Testing
         #expect(transport.attempts == 1)
     }
 
+    @Test func aServerThatCannotCheckTokensNowIsRetriedWithBackoff() async throws {
+        let transport = ScriptedTransport()
+        let time = ManualTime()
+        let manager = await makeManager(transport, time)
+        await manager.start()
+        try await eventually { transport.sockets.first?.sent.isEmpty == false }
+        transport.sockets[0].serverSends(
+            #"{"type":"error","id":"auth","payload":{"code":"unavailable","message":"later"}}"#)
+        transport.sockets[0].serverCloses(code: CloseCode.tryAgainLater.rawValue)
+        try await eventually("a reconnect, not a stop") {
+            if case .offline = await manager.status { return false }
+            return transport.attempts == 2
+        }
+    }
+
     @Test func networkBackSkipsTheRestOfTheBackoff() async throws {
         let transport = ScriptedTransport()
         let time = ManualTime()

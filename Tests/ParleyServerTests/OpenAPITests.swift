@@ -48,6 +48,10 @@ import Testing
             clock: .system, logger: .init(label: "t"))
         let registry = parts.addRoutes(to: .init(context: ParleyRequestContext.self))
         #expect(registry.endpoints == Set(Endpoint.allCases))
+        let connectionFrames: Set<ClientFrameType> = [.auth, .ping]
+        #expect(
+            parts.frameHandlers.types == Set(ClientFrameType.allCases.filter { !connectionFrames.contains($0) }.map(\.rawValue)),
+            "every request frame but the connection's own has exactly one feature handler")
         try await store.close()
     }
 }

@@ -35,10 +35,8 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
             return try await PostgresStore.connect(url: TestBackend.postgresURL!, schema: schema, logger: logger)
         },
         listen: { store in
-            let fanOut = PostgresFanOut(store: store as! PostgresStore)
-            let listening = Task { try await fanOut.run() }
-            try await fanOut.ready()
-            return (fanOut, { listening.cancel() })
+            let fanOut = try await PostgresFanOut.start(store: store as! PostgresStore)
+            return (fanOut, { fanOut.stop() })
         })
 
     /// The backends available in this environment. PostgreSQL joins when

@@ -430,6 +430,24 @@ import Testing
         try await store.close()
     }
 
+    /// A missing user is named before the group's size: the first mistake is the one reported.
+    @Test(arguments: StoreBackend.available)
+    func aMissingMemberIsReportedBeforeAGroupTooLarge(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let users = try await makeUsers(store, "alice", "bob")
+        let tooMany = (1...Int64(Limits.maxGroupMembers + 1)).map { UserID($0 + users[1].rawValue) }
+        let error = await #expect(throws: ParleyError.self) {
+            _ = try await store.createGroup(name: "big", ownerId: users[0], memberIds: tooMany, at: Self.now)
+        }
+        #expect(error?.code == .userNotFound)
+        let group = try await store.createGroup(name: "g", ownerId: users[0], memberIds: [users[1]], at: Self.now).id
+        let adding = await #expect(throws: ParleyError.self) {
+            _ = try await store.addMembers(tooMany, to: group, by: users[0], at: Self.now)
+        }
+        #expect(adding?.code == .userNotFound)
+        try await store.close()
+    }
+
     /// Signals (typing, presence) travel between nodes on the fan-out and never touch a table.
     @Test(arguments: StoreBackend.available)
     func signalsReachEveryNodeAndAreNeverStored(_ backend: StoreBackend) async throws {
@@ -464,6 +482,11 @@ import Testing
             type: "typing", recipients: [users[1]], payload: .string(String(repeating: "x", count: 8_000)))
         let error = await #expect(throws: ParleyError.self) { try await sending.send(tooLarge) }
         #expect(error?.code == .invalidField)
+        for type in ["message", "event", "", "Typing!"] {
+            let disguised = Signal(type: type, recipients: [users[1]], payload: .null)
+            let refused = await #expect(throws: ParleyError.self, "\(type)") { try await sending.send(disguised) }
+            #expect(refused?.code == .invalidField)
+        }
         try await store.close()
     }
 }

@@ -237,6 +237,9 @@ public actor ConnectionManager {
         case (ServerFrameType.ready.rawValue, _):
             apply(machine.authenticated(now: time.now()))
         case (ServerFrameType.error.rawValue, "auth"):
+            // Only a refused token stops reconnecting; `unavailable` (the server cannot check
+            // tokens or hear changes right now) is followed by close 1013 and retried.
+            guard (try? frame.payload(ParleyError.self))?.code != .unavailable else { return }
             apply([.closeSocket] + machine.socketClosed(.authRejected, jitterSample: random()))
         case (ServerFrameType.pong.rawValue, "hb"):
             apply(machine.pongReceived(now: time.now()))

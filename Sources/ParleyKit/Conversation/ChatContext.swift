@@ -1,4 +1,5 @@
 import ParleyCore
+import Synchronization
 
 /// The single owner of one open conversation's message list (SPEC 4), shared by every view
 /// that shows it. It loads from the local store first, then fills holes from the server,
@@ -24,6 +25,8 @@ public actor ChatContext {
     private var observers = Subscribers<ChatUpdate>()
     /// Whether older messages may exist before the first loaded one.
     public private(set) var hasOlder = true
+    /// The two feed loops, ended when the context goes away.
+    private let feeds = Mutex<[Task<Void, Never>]>([])
 
     init(
         conversationId: ConversationID, selfId: UserID, conversations: Conversations,
@@ -32,19 +35,27 @@ public actor ChatContext {
         self.conversationId = conversationId
         self.conversations = conversations
         self.selfId = selfId
-        // The feeds hold the context weakly: they end at the first event after it is gone.
-        Task { [weak self] in
-            for await event in syncEvents {
-                guard let self else { return }
-                await self.receive(event)
-            }
-        }
-        Task { [weak self] in
-            for await update in sendUpdates {
-                guard let self else { return }
-                await self.receive(update)
-            }
-        }
+        // The feeds hold the context weakly, and are cancelled when it goes.
+        var feeds: [Task<Void, Never>] = []
+        feeds.append(
+            Task { [weak self] in
+                for await event in syncEvents {
+                    guard let self else { return }
+                    await self.receive(event)
+                }
+            })
+        feeds.append(
+            Task { [weak self] in
+                for await update in sendUpdates {
+                    guard let self else { return }
+                    await self.receive(update)
+                }
+            })
+        self.feeds.withLock { $0 = feeds }
+    }
+
+    deinit {
+        for feed in feeds.withLock({ $0 }) { feed.cancel() }
     }
 
     /// The current list.
@@ -92,7 +103,7 @@ public actor ChatContext {
     /// finished.
     @discardableResult
     public func send(text: String, after dependency: SendDependency? = nil) async throws -> SendHandle {
-        try await conversations.sendQueue.send(text: text, to: conversationId, after: dependency)
+        showQueued(try await conversations.sendQueue.send(text: text, to: conversationId, after: dependency))
     }
 
     /// Sends a message of any kind.
@@ -100,7 +111,14 @@ public actor ChatContext {
     public func send(_ kind: MessageKind, content: JSONValue, after dependency: SendDependency? = nil) async throws
         -> SendHandle
     {
-        try await conversations.sendQueue.send(kind, content, to: conversationId, after: dependency)
+        showQueued(try await conversations.sendQueue.send(kind, content, to: conversationId, after: dependency))
+    }
+
+    /// Shows a message just queued before `send` returns (the queue's update, which may come
+    /// later, changes nothing then: the newest state wins).
+    private func showQueued(_ handle: SendHandle) -> SendHandle {
+        if let item = try? conversations.store.outboxItem(handle.clientMsgId) { apply(item) }
+        return handle
     }
 
     /// Puts a failed message back in the queue with its original id.
@@ -114,6 +132,7 @@ public actor ChatContext {
             publish()
         } else {
             try await conversations.sendQueue.cancel(item.clientMsgId)
+            remove(clientMsgId: item.clientMsgId)
         }
     }
 

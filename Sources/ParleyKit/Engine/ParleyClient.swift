@@ -43,7 +43,8 @@ public actor ParleyClient {
         connection = ConnectionManager(
             url: api.webSocketURL, transport: realtime, configuration: configuration.connection, time: time,
             random: random,
-            token: { await session.accessToken() })
+            // Weak: a client dropped without `disconnect()` must not keep a socket signed in.
+            token: { [weak session] in await session?.accessToken() })
         let requests = ServerRequests(connection: connection, session: session, timeout: configuration.requestTimeout)
         sendQueue = SendQueue(
             store: store, requests: requests, sendTimeout: configuration.sendTimeout, wallClock: wallClock)
@@ -102,11 +103,14 @@ public actor ParleyClient {
     private func startMaintenance() {
         maintenance?.cancel()
         let (time, sendQueue) = (self.time, self.sendQueue)
-        maintenance = Task {
+        maintenance = Task { [weak sendQueue] in
             while !Task.isCancelled {
                 do { try await time.sleep(.seconds(1)) } catch { return }
+                guard let sendQueue else { return }
                 await sendQueue.flush()
             }
         }
     }
+
+    deinit { maintenance?.cancel() }
 }

@@ -210,12 +210,16 @@ public actor SendQueue {
                     try commit(response.message)
                 } catch let error as ParleyError where error.code.httpStatus < 500 {
                     inFlight = nil
-                    if let failed = try? store.markFailed(id, reason: error.message, retryable: false) {
+                    // A push may have acknowledged it meanwhile: a sent item stays sent, and
+                    // its `sent` was published once already.
+                    if let failed = try? store.markFailed(id, reason: error.message, retryable: false),
+                        failed.state.isPending
+                    {
                         publish(failed)
                     }
                 } catch {
                     inFlight = nil
-                    if let current = try? store.outboxItem(id) { publish(current) }
+                    if let current = try? store.outboxItem(id), current.state.isPending { publish(current) }
                     return  // unreachable: keep the order, retry after the next connection
                 }
             }

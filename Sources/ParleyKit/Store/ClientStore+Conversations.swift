@@ -4,16 +4,22 @@ import ParleyCore
 /// The conversation list and each conversation's read watermarks.
 extension ClientStore {
     package func saveConversation(_ conversation: ConversationSummary) throws {
-        try writer.write { db in try Self.saveConversation(db, conversation) }
+        try writer.write { db in
+            try Self.saveConversation(db, conversation, eventsCovered: try Self.syncedEventSeq(db))
+        }
     }
 
-    static func saveConversation(_ db: Database, _ summary: ConversationSummary) throws {
+    /// Saves a summary read after every event up to `eventsCovered` had committed. Its name
+    /// replaces the stored one unless a `conversation.updated` event beyond that set it: that
+    /// name may be newer than the summary's (a later one arrives as an event too).
+    static func saveConversation(_ db: Database, _ summary: ConversationSummary, eventsCovered: Int64) throws {
         try db.execute(
             sql: """
                 INSERT INTO conversations (id, kind, name, peer_id, member_count, max_seq, read_seq, others_read_seq,
                     last_message, created_at, last_activity_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET name = excluded.name, member_count = excluded.member_count,
+                ON CONFLICT (id) DO UPDATE SET name = CASE WHEN name_seq <= ? THEN excluded.name ELSE name END,
+                    member_count = excluded.member_count,
                     max_seq = MAX(max_seq, excluded.max_seq), read_seq = MAX(read_seq, excluded.read_seq),
                     others_read_seq = MAX(others_read_seq, excluded.others_read_seq),
                     last_message = CASE WHEN excluded.max_seq >= max_seq THEN excluded.last_message ELSE last_message END,
@@ -23,7 +29,7 @@ extension ClientStore {
                 summary.id.rawValue, summary.kind.rawValue, summary.name, summary.peerId?.rawValue, summary.memberCount,
                 summary.maxSeq, summary.readSeq, summary.othersReadSeq, try summary.lastMessage.map(JSONText.encode),
                 summary.createdAt,
-                summary.lastActivityAt,
+                summary.lastActivityAt, eventsCovered,
             ])
         try reconcile(db, summary.id)
     }

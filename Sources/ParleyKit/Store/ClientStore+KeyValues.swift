@@ -3,6 +3,8 @@ import GRDB
 /// Values kept under a key: the session, the sync cursor.
 extension ClientStore {
     public static let cursorKey = "sync.cursor"
+    /// The highest event seq that sync pages have brought (pushes do not count).
+    static let syncedEventSeqKey = "sync.eventSeq"
 
     /// A value kept under a key (session tokens, the sync cursor, the user id).
     public func value(_ key: String) throws -> String? {

@@ -8,12 +8,14 @@ extension ClientStore {
     package func applySync(_ response: SyncResponse) throws -> [Message] {
         try writer.write { db in
             var inserted: [Message] = []
+            let eventsCovered = max(try Self.syncedEventSeq(db), response.events.map(\.seq).max() ?? 0)
             for conversation in response.conversations {
-                try Self.saveConversation(db, conversation)
+                try Self.saveConversation(db, conversation, eventsCovered: eventsCovered)
                 if let last = conversation.lastMessage, try Self.insert(db, last) { inserted.append(last) }
             }
             for event in response.events { try Self.apply(db, event) }
             try Self.setValue(db, response.cursor, for: Self.cursorKey)
+            try Self.setValue(db, "\(eventsCovered)", for: Self.syncedEventSeqKey)
             return inserted
         }
     }
@@ -22,6 +24,11 @@ extension ClientStore {
     /// twice is harmless).
     package func applyEvent(_ event: UserEvent) throws {
         try writer.write { db in try Self.apply(db, event) }
+    }
+
+    static func syncedEventSeq(_ db: Database) throws -> Int64 {
+        try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [syncedEventSeqKey])
+            .flatMap { Int64($0) } ?? 0
     }
 
     private static func apply(_ db: Database, _ event: UserEvent) throws {
@@ -35,8 +42,8 @@ extension ClientStore {
             try saveUser(db, updated.account.user)
         case .conversationUpdated(let updated):
             try db.execute(
-                sql: "UPDATE conversations SET name = ? WHERE id = ?",
-                arguments: [updated.name, updated.conversationId.rawValue])
+                sql: "UPDATE conversations SET name = ?, name_seq = ? WHERE id = ? AND name_seq < ?",
+                arguments: [updated.name, event.seq, updated.conversationId.rawValue, event.seq])
         default:
             break
         }

@@ -64,6 +64,11 @@ public final class ClientStore: Sendable {
         migrator.registerMigration("v3 outbox dependencies") { db in
             try db.execute(sql: "ALTER TABLE outbox ADD COLUMN awaits_dependency INTEGER NOT NULL DEFAULT 0")
         }
+        // The seq of the `conversation.updated` event that set a conversation's name, so that
+        // an older summary or event never puts back an older name.
+        migrator.registerMigration("v4 name seq") { db in
+            try db.execute(sql: "ALTER TABLE conversations ADD COLUMN name_seq INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 }

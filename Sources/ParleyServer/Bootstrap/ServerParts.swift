@@ -10,6 +10,8 @@ struct ServerParts {
     let hub: ConnectionHub
     let gateway: WebSocketGateway
     let store: any ParleyStore
+    /// Every feature's WebSocket request frames.
+    let frameHandlers: FrameHandlers
     let metrics = ServerMetrics()
     private let accountController: AccountController
     private let conversationController: ConversationController
@@ -25,12 +27,11 @@ struct ServerParts {
             conversations: ConversationService(store: store, clock: clock))
         messageController = MessageController(messages: MessageService(store: store, clock: clock, metrics: metrics))
         syncController = SyncController(sync: SyncService(store: store))
+        frameHandlers = FrameHandlers(
+            conversationController.frameHandlers + messageController.frameHandlers + syncController.frameHandlers)
         hub = ConnectionHub(fanOut: storage.fanOut, configuration: configuration, metrics: metrics, logger: logger)
         gateway = WebSocketGateway(
-            hub: hub, fanOut: storage.fanOut, accounts: accounts,
-            handlers: FrameHandlers(
-                conversationController.frameHandlers + messageController.frameHandlers
-                    + syncController.frameHandlers),
+            hub: hub, fanOut: storage.fanOut, accounts: accounts, handlers: frameHandlers,
             configuration: configuration, clock: clock, metrics: metrics)
     }
 

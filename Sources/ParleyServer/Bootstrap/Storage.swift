@@ -16,8 +16,13 @@ struct Storage {
     static func open(_ configuration: ServerConfiguration, logger: Logger) async throws -> Storage {
         if let url = configuration.databaseURL {
             let store = try await PostgresStore.connect(url: url, schema: configuration.databaseSchema, logger: logger)
-            let fanOut = PostgresFanOut(store: store)
-            return Storage(store: store, fanOut: fanOut, services: [fanOut])
+            do {
+                let fanOut = try await PostgresFanOut.start(store: store)
+                return Storage(store: store, fanOut: fanOut, services: [fanOut])
+            } catch {
+                try? await store.close()
+                throw error
+            }
         }
         let store = try SQLiteStore(directory: configuration.dataDirectory, durability: configuration.durability)
         return Storage(store: store, fanOut: store.fanOut, services: [])

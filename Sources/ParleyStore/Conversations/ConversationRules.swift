@@ -17,22 +17,38 @@ public enum ConversationRules {
     }
 
     /// The members a new group gets besides its owner: each requested user once, in id order.
-    /// Throws `group_full` when the group would be too large.
-    public static func groupMembers(owner: UserID, requested: [UserID]) throws -> [UserID] {
-        let others = Set(requested).subtracting([owner]).sorted()
-        guard others.count + 1 <= Limits.maxGroupMembers else { throw ParleyError.groupFull() }
-        return others
+    public static func groupMembers(owner: UserID, requested: [UserID]) -> [UserID] {
+        Set(requested).subtracting([owner]).sorted()
     }
 
     /// The users an addition actually adds (those not yet members, in id order). Only groups
-    /// take members; throws `group_full` when the group would be too large.
+    /// take members.
     public static func membersToAdd(_ requested: [UserID], to kind: ConversationKind, current: [UserID]) throws
         -> [UserID]
     {
         guard kind == .group else { throw ParleyError(.forbidden, "Members can be added to groups only.") }
-        let added = Set(requested).subtracting(current).sorted()
-        guard current.count + added.count <= Limits.maxGroupMembers else { throw ParleyError.groupFull() }
-        return added
+        return Set(requested).subtracting(current).sorted()
+    }
+
+    /// Throws `group_full` when a group would have more than ``Limits/maxGroupMembers``.
+    /// Checked after ``requireExisting(_:existing:)``: a missing user is the first mistake named.
+    public static func checkCapacity(_ memberCount: Int) throws {
+        guard memberCount <= Limits.maxGroupMembers else { throw ParleyError.groupFull() }
+    }
+
+    /// The kind of a stored conversation; anything but a group counts as direct, so that no
+    /// group-only operation is allowed on a row it cannot read.
+    public static func kind(stored: String?) -> ConversationKind {
+        stored == ConversationKind.group.rawValue ? .group : .direct
+    }
+
+    /// Whether a rename changes anything.
+    public static func renames(_ current: String?, to name: String) -> Bool { current != name }
+
+    /// Why a user gets no summary of conversation `id`: it exists and they are not in it, or
+    /// it does not exist.
+    public static func noSummary(of id: ConversationID, exists: Bool) -> ParleyError {
+        exists ? ParleyError.notAMember(of: id) : ParleyError(.conversationNotFound, "Conversation \(id) does not exist.")
     }
 
     /// Only groups have a name to change.

@@ -27,8 +27,18 @@ public protocol FanOut: Sendable {
 }
 
 extension Signal {
-    /// The signal as JSON text, after checking its size.
+    /// The signal as JSON text, after checking its type and size. A type is 1 to 32 of
+    /// a-z, 0-9, '.' and '_', and never one of the stored kinds' frame types (a signal must not
+    /// pass for a message or an event).
     public func encodedForFanOut() throws -> String {
+        guard (1...32).contains(type.utf8.count),
+            type.unicodeScalars.allSatisfy({
+                ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "_"
+            }),
+            ServerFrameType(rawValue: type) == nil
+        else {
+            throw ParleyError(.invalidField, "'\(type)' cannot be a signal's frame type.")
+        }
         let text = try JSONText.encode(self)
         guard text.utf8.count <= Self.maxEncodedBytes else {
             throw ParleyError(.invalidField, "A signal may be at most \(Self.maxEncodedBytes) bytes encoded.")
