@@ -171,7 +171,8 @@ extension SQLiteStore {
                 db, for: userId, where: "c.id = ?", orderBy: "c.id", limit: 1, arguments: [id.rawValue]
             ).first
         else {
-            let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM conversations WHERE id = ?", arguments: [id.rawValue])
+            let exists = try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM conversations WHERE id = ?", arguments: [id.rawValue])
             throw ConversationRules.noSummary(of: id, exists: exists == true)
         }
         return summary
@@ -191,7 +192,8 @@ extension SQLiteStore {
     private static func profile(_ db: Database, of id: ConversationID) throws
         -> (kind: ConversationKind, name: String?)
     {
-        let row = try Row.fetchOne(db, sql: "SELECT kind, name FROM conversations WHERE id = ?", arguments: [id.rawValue])
+        let row = try Row.fetchOne(
+            db, sql: "SELECT kind, name FROM conversations WHERE id = ?", arguments: [id.rawValue])
         return (ConversationRules.kind(stored: row?["kind"]), row?["name"])
     }
 

@@ -90,7 +90,9 @@ import Testing
     @Test func knownEventsKeepTheirFlatForm() throws {
         let cases: [(UserEvent, String)] = [
             (
-                UserEvent(seq: 3, at: 9, MembersAdded(conversationId: ConversationID(7), userIds: [UserID(1), UserID(2)]).body),
+                UserEvent(
+                    seq: 3, at: 9,
+                    MembersAdded(conversationId: ConversationID(7), userIds: [UserID(1), UserID(2)]).body),
                 #"{"seq":3,"type":"members.added","conversationId":7,"userIds":[1,2],"at":9}"#
             ),
             (
@@ -98,7 +100,9 @@ import Testing
                 #"{"seq":4,"type":"read.moved","conversationId":7,"readSeq":12,"at":9}"#
             ),
             (
-                UserEvent(seq: 5, at: 9, ConversationUpdated(conversationId: ConversationID(7), name: "发布", updatedBy: UserID(2)).body),
+                UserEvent(
+                    seq: 5, at: 9,
+                    ConversationUpdated(conversationId: ConversationID(7), name: "发布", updatedBy: UserID(2)).body),
                 #"{"seq":5,"type":"conversation.updated","conversationId":7,"name":"发布","updatedBy":2,"at":9}"#
             ),
         ]

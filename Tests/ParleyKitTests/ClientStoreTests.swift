@@ -42,9 +42,11 @@ import Testing
         func renamed(_ name: String, seq: Int64) -> UserEvent {
             UserEvent(seq: seq, at: 0, ConversationUpdated(conversationId: id, name: name, updatedBy: UserID(2)).body)
         }
-        _ = try store.applySync(SyncResponse(conversations: [summary("first")], events: [], cursor: "c1", hasMore: false))
+        _ = try store.applySync(
+            SyncResponse(conversations: [summary("first")], events: [], cursor: "c1", hasMore: false))
         try store.applyEvent(renamed("pushed", seq: 10))
-        _ = try store.applySync(SyncResponse(conversations: [summary("first")], events: [], cursor: "c2", hasMore: false))
+        _ = try store.applySync(
+            SyncResponse(conversations: [summary("first")], events: [], cursor: "c2", hasMore: false))
         #expect(try store.conversation(id)?.name == "pushed", "the page was read before the pushed rename")
 
         try store.applyEvent(renamed("older", seq: 9))
@@ -56,7 +58,8 @@ import Testing
         _ = try store.applySync(caughtUp)
         #expect(try store.conversation(id)?.name == "latest")
         try store.saveConversation(summary("latest"))
-        _ = try store.applySync(SyncResponse(conversations: [summary("later still")], events: [], cursor: "c4", hasMore: false))
+        _ = try store.applySync(
+            SyncResponse(conversations: [summary("later still")], events: [], cursor: "c4", hasMore: false))
         #expect(try store.conversation(id)?.name == "later still", "a page covering every event seen wins")
     }
 

@@ -50,7 +50,8 @@ import Testing
         #expect(registry.endpoints == Set(Endpoint.allCases))
         let connectionFrames: Set<ClientFrameType> = [.auth, .ping]
         #expect(
-            parts.frameHandlers.types == Set(ClientFrameType.allCases.filter { !connectionFrames.contains($0) }.map(\.rawValue)),
+            parts.frameHandlers.types
+                == Set(ClientFrameType.allCases.filter { !connectionFrames.contains($0) }.map(\.rawValue)),
             "every request frame but the connection's own has exactly one feature handler")
         try await store.close()
     }

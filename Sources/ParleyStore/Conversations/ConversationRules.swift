@@ -48,7 +48,8 @@ public enum ConversationRules {
     /// Why a user gets no summary of conversation `id`: it exists and they are not in it, or
     /// it does not exist.
     public static func noSummary(of id: ConversationID, exists: Bool) -> ParleyError {
-        exists ? ParleyError.notAMember(of: id) : ParleyError(.conversationNotFound, "Conversation \(id) does not exist.")
+        exists
+            ? ParleyError.notAMember(of: id) : ParleyError(.conversationNotFound, "Conversation \(id) does not exist.")
     }
 
     /// Only groups have a name to change.
