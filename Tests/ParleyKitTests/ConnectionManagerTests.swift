@@ -113,13 +113,19 @@ import Testing
         #expect(await manager.status == .offline(reason: .user))
     }
 
-    @Test func rejectedAuthenticationStopsWithoutRetrying() async throws {
+    /// A started manager whose first socket has sent its `auth` frame, answered with `answer`.
+    func managerAnsweredAtAuth(_ answer: String) async throws -> (ScriptedTransport, ManualTime, ConnectionManager) {
         let transport = ScriptedTransport()
         let time = ManualTime()
         let manager = await makeManager(transport, time)
         await manager.start()
         try await eventually { transport.sockets.first?.sent.isEmpty == false }
-        transport.sockets[0].serverSends(
+        transport.sockets[0].serverSends(answer)
+        return (transport, time, manager)
+    }
+
+    @Test func rejectedAuthenticationStopsWithoutRetrying() async throws {
+        let (transport, time, manager) = try await managerAnsweredAtAuth(
             #"{"type":"error","id":"auth","payload":{"code":"invalid_token","message":"no"}}"#)
         try await eventually { await manager.status == .offline(reason: .authRejected) }
         await time.advance(by: .seconds(300))
@@ -127,12 +133,7 @@ import Testing
     }
 
     @Test func aServerThatCannotCheckTokensNowIsRetriedWithBackoff() async throws {
-        let transport = ScriptedTransport()
-        let time = ManualTime()
-        let manager = await makeManager(transport, time)
-        await manager.start()
-        try await eventually { transport.sockets.first?.sent.isEmpty == false }
-        transport.sockets[0].serverSends(
+        let (transport, _, manager) = try await managerAnsweredAtAuth(
             #"{"type":"error","id":"auth","payload":{"code":"unavailable","message":"later"}}"#)
         transport.sockets[0].serverCloses(code: CloseCode.tryAgainLater.rawValue)
         try await eventually("a reconnect, not a stop") {
