@@ -16,6 +16,9 @@ public enum ClientFrameType: String, Codable, Sendable, CaseIterable {
     case read
     /// A ``RenameGroupRequest`` with `conversationId`; answered with a ``ConversationDetail``.
     case rename
+    /// A ``TypingRequest``: the user is typing in a conversation (sent again every few
+    /// seconds while typing) or stopped; answered with an empty `result`.
+    case typing
 }
 
 /// The frame types the server sends on the WebSocket.
@@ -34,6 +37,13 @@ public enum ServerFrameType: String, Codable, Sendable, CaseIterable {
     case event
     /// A ``ReadReceipt``: another member's read watermark moved.
     case receipt
+    /// A ``TypingNotice``: another member is typing, or stopped. Ephemeral: never stored,
+    /// never in sync, lost by a device that is not connected.
+    case typing
+
+    /// Whether frames of this type are ephemeral signals (sent through the fan-out, never
+    /// stored) rather than answers or stored changes.
+    public var isSignal: Bool { self == .typing }
 }
 
 /// One JSON frame: `{"type": …, "id": …, "payload": …}`. `id` pairs a request with its answer.

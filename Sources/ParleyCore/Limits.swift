@@ -25,4 +25,9 @@ public enum Limits {
     public static let maxGroupMembers = 2_000
     /// Longest group name, in characters.
     public static let maxGroupNameLength = 64
+    /// How often a client repeats `typing` while the user keeps typing, in ms; the server
+    /// forwards at most one start per sender and conversation in this time.
+    public static let typingRefreshMs: Int64 = 3_000
+    /// How long a typing notice lasts without a refresh, in ms.
+    public static let typingExpiryMs: Int64 = 6_000
 }

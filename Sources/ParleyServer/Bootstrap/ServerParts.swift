@@ -17,6 +17,7 @@ struct ServerParts {
     private let conversationController: ConversationController
     private let messageController: MessageController
     private let syncController: SyncController
+    private let typingController: TypingController
 
     init(storage: Storage, configuration: ServerConfiguration, clock: WallClock, logger: Logger) {
         let store = storage.store
@@ -27,8 +28,10 @@ struct ServerParts {
             conversations: ConversationService(store: store, clock: clock))
         messageController = MessageController(messages: MessageService(store: store, clock: clock, metrics: metrics))
         syncController = SyncController(sync: SyncService(store: store))
+        typingController = TypingController(typing: TypingService(store: store, fanOut: storage.fanOut))
         frameHandlers = FrameHandlers(
-            conversationController.frameHandlers + messageController.frameHandlers + syncController.frameHandlers)
+            conversationController.frameHandlers + messageController.frameHandlers + syncController.frameHandlers
+                + typingController.frameHandlers)
         hub = ConnectionHub(fanOut: storage.fanOut, configuration: configuration, metrics: metrics, logger: logger)
         gateway = WebSocketGateway(
             hub: hub, fanOut: storage.fanOut, accounts: accounts, handlers: frameHandlers,

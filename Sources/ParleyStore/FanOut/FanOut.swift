@@ -28,14 +28,14 @@ public protocol FanOut: Sendable {
 
 extension Signal {
     /// The signal as JSON text, after checking its type and size. A type is 1 to 32 of
-    /// a-z, 0-9, '.' and '_', and never one of the stored kinds' frame types (a signal must not
-    /// pass for a message or an event).
+    /// a-z, 0-9, '.' and '_', and never the type of a frame that is not a signal (a signal must
+    /// not pass for a message, an event or an answer).
     public func encodedForFanOut() throws -> String {
         guard (1...32).contains(type.utf8.count),
             type.unicodeScalars.allSatisfy({
                 ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "_"
             }),
-            ServerFrameType(rawValue: type) == nil
+            ServerFrameType(rawValue: type)?.isSignal ?? true
         else {
             throw ParleyError(.invalidField, "'\(type)' cannot be a signal's frame type.")
         }

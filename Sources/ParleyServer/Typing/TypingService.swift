@@ -1,0 +1,23 @@
+import ParleyCore
+import ParleyStore
+
+/// Typing indicators: checked (the sender must be a member), rate-limited
+/// (``TypingLimiter``), then sent to the other members' devices on every node as a signal
+/// through the fan-out. Nothing is stored.
+struct TypingService: Sendable {
+    let store: any ParleyStore
+    let fanOut: any FanOut
+    let limiter = TypingLimiter()
+
+    func typing(_ typing: Bool, in conversationId: ConversationID, by identity: Identity) async throws {
+        let members = try await store.conversation(conversationId, for: identity.userId).members.map(\.userId)
+        guard limiter.admit(typing, from: identity.userId, in: conversationId) else { return }
+        let notice = TypingNotice(
+            conversationId: conversationId, userId: identity.userId, typing: typing,
+            expiresInMs: Limits.typingExpiryMs)
+        try await fanOut.send(
+            Signal(
+                type: ServerFrameType.typing.rawValue, recipients: members.filter { $0 != identity.userId },
+                payload: try JSONText.decode(JSONValue.self, from: JSONText.encode(notice))))
+    }
+}
