@@ -142,6 +142,7 @@ let package = Package(
                 "ParleyStoreSQLite",
                 "ParleyKit",
                 "ParleyKitTransport",
+                "ParleyUI",
                 "ParleyBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -179,7 +180,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ParleyCLITests",
-            dependencies: ["parley", "ParleyTesting"],
+            dependencies: ["parley", "ParleyTesting", "ParleyKit", "ParleyKitTransport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -34,6 +34,16 @@ public struct ComposerState: Hashable, Sendable {
         text = newText
     }
 
+    /// What an edit tells the other members, from the state before it: `true` when there is
+    /// text and it changed (pass it to ``ParleyKit/Typing/userIsTyping(in:)``, which sends at
+    /// most one start per few seconds), `false` when the text became empty (send
+    /// ``ParleyKit/Typing/userStoppedTyping(in:)``), nil when there is nothing to tell.
+    public func typingSignal(after previous: ComposerState) -> Bool? {
+        guard text != previous.text else { return nil }
+        if text.isEmpty { return previous.text.isEmpty ? nil : false }
+        return true
+    }
+
     /// Appends `@name ` for a user and remembers who it is.
     public mutating func mention(_ userId: UserID, named name: String) {
         if !text.isEmpty && !text.hasSuffix(" ") { text += " " }

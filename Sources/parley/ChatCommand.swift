@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ParleyCore
 import ParleyKit
+import ParleyUI
 
 struct Chat: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,6 +23,7 @@ struct Chat: AsyncParsableCommand {
             let status = Task {
                 for await status in await client.statusUpdates() { printNow("  (\(describe(status)))") }
             }
+            let typing = Task { await screen.followTyping(in: summary.id) }
             await client.connect()
             for await line in standardInputLines() {
                 let text = line.trimmingCharacters(in: .whitespaces)
@@ -42,6 +44,7 @@ struct Chat: AsyncParsableCommand {
             await client.disconnect()
             printer.cancel()
             status.cancel()
+            typing.cancel()
         }
     }
 
@@ -97,6 +100,16 @@ private actor ChatScreen {
                 shown[item.id] = item
             }
             if readUpTo != nil { try? await context.markRead() }
+        }
+    }
+
+    /// Prints who is typing each time that changes to someone (a terminal cannot take a line
+    /// back, so nobody typing any more prints nothing).
+    func followTyping(in conversationId: ConversationID) async {
+        for await typists in await client.typing.typists(in: conversationId) {
+            var names: [String] = []
+            for id in typists { names.append(await name(id)) }
+            if let line = TypingLine.text(for: names) { printNow("  \(line)") }
         }
     }
 

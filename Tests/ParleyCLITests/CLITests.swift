@@ -1,4 +1,6 @@
 import Foundation
+import ParleyKit
+import ParleyKitTransport
 import ParleyTesting
 import Testing
 
@@ -127,6 +129,20 @@ import Testing
         let history = try await alice.succeed(["history", "bob"])
         #expect(history.components(separatedBy: "bob: yes, here").count == 2, "exactly once: \(history)")
         #expect(try await alice.succeed(["conversations"]).contains("@bob (1 unread) — yes, here"))
+
+        // Alice types in an app (the SDK): the chat says so.
+        let app = try ParleyClient(
+            configuration: ClientConfiguration(serverURL: server.url), store: ClientStore(path: nil),
+            http: AsyncHTTPTransport(), realtime: NIOWebSocketTransport())
+        try await app.session.login("alice", password: Self.password)
+        await app.connect()
+        let direct = try await app.conversations.openDirect(withUsername: "bob").id
+        for _ in 0..<300 where await app.connection.status != .connected {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        await app.typing.userIsTyping(in: direct)
+        try await chat.waitForOutput("alice is typing…")
+        await app.disconnect()
 
         chat.type("/quit")
         #expect(try await chat.waitForExit() == 0)

@@ -116,6 +116,34 @@ extension LiveServerSuites {
             for node in nodes { await node.stop() }
         }
 
+        @Test func typingOnOneNodeShowsOnAnotherAndNothingIsStored() async throws {
+            let schema = Self.freshSchema()
+            async let first = Self.node(schema: schema)
+            async let second = Self.node(schema: schema)
+            let nodes = try await [first, second]
+            let alice = try makeClient(nodes[0].url)
+            let bob = try makeClient(nodes[1].url)
+            try await signUp(alice, "alice")
+            try await signUp(bob, "bob")
+            let direct = try await alice.conversations.openDirect(withUsername: "bob").id
+            for client in [alice, bob] { await client.connect() }
+            try await eventually { await alice.connection.status == .connected }
+            try await eventually { await bob.connection.status == .connected }
+            let seen = TypistLog()
+            let watching = Task { for await typists in await bob.typing.typists(in: direct) { seen.append(typists) } }
+            try await eventually { seen.all == [[]] }
+            await alice.typing.userIsTyping(in: direct)
+            let aliceId = try #require(await alice.session.currentUser?.id)
+            try await eventually("bob, on the other node, sees alice typing") { seen.all.last == [aliceId] }
+            await alice.typing.userStoppedTyping(in: direct)
+            try await eventually { seen.all.last == [] }
+            let stored = try TestBackend.psql("SELECT count(*) FROM \(schema).user_events")
+            #expect(stored == "2", "the two conversation.added events of the direct conversation, nothing for typing")
+            watching.cancel()
+            for client in [alice, bob] { await client.disconnect() }
+            for node in nodes { await node.stop() }
+        }
+
         @Test func theSameClientMessageIDSentToTwoNodesMakesOneMessage() async throws {
             let schema = Self.freshSchema()
             let east = try await Self.node(schema: schema)

@@ -3,6 +3,7 @@ import ParleyCore
 import ParleyKit
 import ParleyKitTransport
 import ParleyTesting
+import Synchronization
 import Testing
 
 /// A client with quick timings, over the real transports.
@@ -85,6 +86,37 @@ extension LiveServerSuites {
             #expect(refused?.code == .invalidField)
             #expect(try cyd.store.conversation(group)?.name == "发布")
             for client in [alice, bob, cyd] { await client.disconnect() }
+            await server.stop()
+        }
+
+        @Test func typingShowsWhoTypesUntilTheyStopOrItExpires() async throws {
+            let (server, alice, bob, direct) = try await aliceAndBob()
+            for client in [alice, bob] { await client.connect() }
+            try await eventually { await alice.connection.status == .connected }
+            try await eventually { await bob.connection.status == .connected }
+            let seen = TypistLog()
+            let watching = Task {
+                for await typists in await bob.typing.typists(in: direct) { seen.append(typists) }
+            }
+            try await eventually { seen.all == [[]] }
+
+            let aliceId = try #require(await alice.session.currentUser?.id)
+            await alice.typing.userIsTyping(in: direct)
+            await alice.typing.userIsTyping(in: direct)  // within the refresh time: not sent again
+            try await eventually { seen.all.last == [aliceId] }
+            await alice.typing.userStoppedTyping(in: direct)
+            try await eventually { seen.all.last == [] }
+
+            // Started and never refreshed: gone after the expiry, without a stop.
+            await alice.typing.userIsTyping(in: direct)
+            try await eventually { seen.all.count == 4 }
+            let started = ContinuousClock.now
+            try await eventually("the notice expires", timeout: .seconds(20)) { seen.all.count == 5 }
+            #expect(ContinuousClock.now - started >= .milliseconds(Limits.typingExpiryMs - 500))
+            #expect(seen.all.last == [])
+            #expect(await alice.typing.typists(in: direct).first { _ in true } == [], "the typist sees nobody")
+            watching.cancel()
+            for client in [alice, bob] { await client.disconnect() }
             await server.stop()
         }
 
@@ -270,4 +302,11 @@ struct PhaseClock {
     }
 
     var summary: String { phases.joined(separator: ", ") }
+}
+
+/// What a typists stream showed, in order.
+final class TypistLog: Sendable {
+    private let entries = Mutex<[[UserID]]>([])
+    func append(_ typists: [UserID]) { entries.withLock { $0.append(typists) } }
+    var all: [[UserID]] { entries.withLock { $0 } }
 }

@@ -27,11 +27,14 @@ import Testing
             try await aliceSocket.request(.typing, TypingRequest(conversationId: group, typing: false))
             let expected = [
                 TypingNotice(conversationId: group, userId: alice.id, typing: true, expiresInMs: Limits.typingExpiryMs),
-                TypingNotice(conversationId: group, userId: alice.id, typing: false, expiresInMs: Limits.typingExpiryMs),
+                TypingNotice(
+                    conversationId: group, userId: alice.id, typing: false, expiresInMs: Limits.typingExpiryMs),
             ]
             for socket in watchers {
                 _ = try await socket.waitFor { $0.type == "typing" && $0.text.contains("false") }
-                let notices = try socket.received.filter { $0.type == "typing" }.map { try $0.payload(TypingNotice.self) }
+                let notices = try socket.received.filter { $0.type == "typing" }.map {
+                    try $0.payload(TypingNotice.self)
+                }
                 #expect(notices == expected, "five starts within the refresh time are one, then the stop")
             }
             #expect(aliceSocket.received.allSatisfy { $0.type != "typing" }, "the typist's own devices hear nothing")

@@ -104,6 +104,29 @@ final class ReorderingDelegate: MessageMenuDelegate, @unchecked Sendable {
         #expect(themes.theme(for: .day) == custom)
     }
 
+    @Test func composerSaysWhenTheUserTypesAndStops() {
+        let empty = ComposerState()
+        var typed = empty
+        typed.setText("h")
+        var more = typed
+        more.setText("hi")
+        var cleared = more
+        cleared.setText("")
+        #expect(typed.typingSignal(after: empty) == true)
+        #expect(more.typingSignal(after: typed) == true)
+        #expect(more.typingSignal(after: more) == nil, "no edit, nothing to tell")
+        #expect(cleared.typingSignal(after: more) == false)
+        #expect(empty.typingSignal(after: cleared) == nil, "empty stays empty")
+    }
+
+    @Test func typingLineNamesWhoTypes() {
+        #expect(TypingLine.text(for: []) == nil)
+        #expect(TypingLine.text(for: ["alice"]) == "alice is typing…")
+        #expect(TypingLine.text(for: ["alice", "bob"]) == "alice and bob are typing…")
+        #expect(TypingLine.text(for: ["alice", "bob", "cyd"]) == "alice, bob and cyd are typing…")
+        #expect(TypingLine.text(for: ["a", "b", "c", "d", "e"]) == "a, b and 3 others are typing…")
+    }
+
     @Test func composerCollectsTextMentionsAndAttachments() throws {
         var composer = ComposerState()
         #expect(!composer.canSubmit)

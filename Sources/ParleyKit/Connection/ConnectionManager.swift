@@ -216,12 +216,14 @@ public actor ConnectionManager {
                 switch event {
                 case .text(let text):
                     guard let frame = IncomingFrame(text: text) else { continue }
+                    // Answers go to their requests; every other frame is a push (stored changes
+                    // and signals alike; one of a type nobody handles is ignored there).
                     switch frame.type {
-                    case ServerFrameType.message.rawValue, ServerFrameType.event.rawValue,
-                        ServerFrameType.receipt.rawValue:
-                        await onPush(frame)
-                    default:
+                    case ServerFrameType.ready.rawValue, ServerFrameType.pong.rawValue,
+                        ServerFrameType.result.rawValue, ServerFrameType.error.rawValue:
                         await self.answered(frame, generation: generation)
+                    default:
+                        await onPush(frame)
                     }
                 case .closed(let code):
                     await self.closed(Self.reason(forCloseCode: code), generation: generation)

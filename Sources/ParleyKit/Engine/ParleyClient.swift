@@ -23,6 +23,8 @@ public actor ParleyClient {
     public nonisolated let sendQueue: SendQueue
     /// Conversations: open or create one, the live list, chat contexts, read watermarks.
     public nonisolated let conversations: Conversations
+    /// Typing indicators: this user's, and who is typing where.
+    public nonisolated let typing: Typing
     private let time: TimeSource
     private var maintenance: Task<Void, Never>?
 
@@ -49,6 +51,7 @@ public actor ParleyClient {
         sendQueue = SendQueue(
             store: store, requests: requests, sendTimeout: configuration.sendTimeout, wallClock: wallClock)
         sync = SyncEngine(store: store, session: session, requests: requests, sendQueue: sendQueue)
+        typing = Typing(connection: connection, time: time)
         conversations = Conversations(
             store: store, session: session, sync: sync, sendQueue: sendQueue, requests: requests,
             contexts: ChatContexts())
@@ -68,9 +71,16 @@ public actor ParleyClient {
 
     /// Goes online: connects, and after every (re)connection catches up (``catchUp()``).
     public func connect() async {
-        let (sync, sendQueue) = (self.sync, self.sendQueue)
+        let (sync, sendQueue, typing) = (self.sync, self.sendQueue, self.typing)
         await connection.setHandlers(
-            onPush: { [weak sync] frame in await sync?.handlePush(frame) },
+            onPush: { [weak sync, weak typing] frame in
+                // Signals go to their feature; everything stored goes to the sync engine.
+                if frame.type == ServerFrameType.typing.rawValue {
+                    if let notice = try? frame.payload(TypingNotice.self) { await typing?.receive(notice) }
+                } else {
+                    await sync?.handlePush(frame)
+                }
+            },
             onConnected: { [weak sync, weak sendQueue] in
                 await sync?.resync()
                 await sendQueue?.flush()

@@ -21,8 +21,10 @@ final class TypingLimiter: Sendable {
     }
 
     /// Whether this frame is forwarded.
-    func admit(_ typing: Bool, from userId: UserID, in conversationId: ConversationID,
-               now: UInt64 = NIODeadline.now().uptimeNanoseconds) -> Bool {
+    func admit(
+        _ typing: Bool, from userId: UserID, in conversationId: ConversationID,
+        now: UInt64 = NIODeadline.now().uptimeNanoseconds
+    ) -> Bool {
         let key = Key(userId: userId, conversationId: conversationId)
         return lastStart.withLock { state in
             state.calls += 1
