@@ -25,9 +25,11 @@ public enum Limits {
     public static let maxGroupMembers = 2_000
     /// Longest group name, in characters.
     public static let maxGroupNameLength = 64
-    /// How often a client repeats `typing` while the user keeps typing, in ms; the server
-    /// forwards at most one start per sender and conversation in this time.
+    /// How often a client repeats `typing` while the user keeps typing, in ms.
     public static let typingRefreshMs: Int64 = 3_000
+    /// The least time between two starts the server forwards per sender and conversation,
+    /// in ms: below the refresh, so that a refresh that comes a little early still goes out.
+    public static let typingMinIntervalMs: Int64 = 2_000
     /// How long a typing notice lasts without a refresh, in ms.
     public static let typingExpiryMs: Int64 = 6_000
 }

@@ -55,13 +55,21 @@ public final class PostgresFanOut: FanOut, Service {
         local.subscribe(subscriber)
     }
 
+    /// One NOTIFY per ``Signal/recipientsPerNote`` recipients, so that each stays within
+    /// PostgreSQL's 8,000 bytes whatever the group's size.
     public func send(_ signal: Signal) async throws {
-        _ = try signal.encodedForFanOut()
-        let payload = try JSONText.encode(ChangeNote(signal: signal))
+        try signal.validate()
+        let notes = try stride(from: 0, to: max(signal.recipients.count, 1), by: Signal.recipientsPerNote).map {
+            var part = signal
+            part.recipients = Array(signal.recipients[$0..<min($0 + Signal.recipientsPerNote, signal.recipients.count)])
+            return try JSONText.encode(ChangeNote(signal: part))
+        }
         let store = self.store
         try await store.plain { connection in
-            try await connection.rows(
-                "SELECT pg_notify($1, $2)", [.text(store.channel), .text(payload)], logger: store.logger)
+            for note in notes {
+                try await connection.rows(
+                    "SELECT pg_notify($1, $2)", [.text(store.channel), .text(note)], logger: store.logger)
+            }
         }
     }
 

@@ -478,6 +478,18 @@ import Testing
         #expect(after.events.isEmpty && after.conversations.isEmpty)
         #expect(after.cursor == before, "no event seq or change version moved")
 
+        // A signal to a full group (more recipients than one NOTIFY holds) reaches them all.
+        heard.withLock { $0 = [:] }
+        let everyone = (1...Int64(Limits.maxGroupMembers)).map { UserID($0 * 1_000_000_007) }
+        try await sending.send(Signal(type: "typing", recipients: everyone, payload: .object(["n": 1])))
+        func recipients(_ node: String) -> Set<UserID> {
+            heard.withLock { Set(($0[node] ?? []).flatMap(\.recipients)) }
+        }
+        while recipients("receiving").count < everyone.count, ContinuousClock.now < deadline + .seconds(30) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(recipients("sending") == Set(everyone) && recipients("receiving") == Set(everyone))
+
         let tooLarge = Signal(
             type: "typing", recipients: [users[1]], payload: .string(String(repeating: "x", count: 8_000)))
         let error = await #expect(throws: ParleyError.self) { try await sending.send(tooLarge) }

@@ -3,8 +3,10 @@ import ParleyCore
 import Synchronization
 
 /// Decides which typing frames go on to the other members: a start at most once per
-/// ``Limits/typingRefreshMs`` per sender and conversation (clients repeat it while typing,
-/// and a fast typist must not flood a group), a stop only after a start went out. Per node:
+/// ``Limits/typingMinIntervalMs`` per sender and conversation (clients repeat it every
+/// ``Limits/typingRefreshMs`` while typing; a client that sends more must not flood a group,
+/// and a refresh that comes a little early must still go out, or receivers would see the
+/// indicator expire), a stop only after a start went out. Per node:
 /// a user typing on two nodes at once may be forwarded by both.
 final class TypingLimiter: Sendable {
     private struct Key: Hashable {
@@ -16,7 +18,7 @@ final class TypingLimiter: Sendable {
     private let lastStart = Mutex<(starts: [Key: UInt64], calls: Int)>(([:], 0))
     private let interval: UInt64
 
-    init(intervalMs: Int64 = Limits.typingRefreshMs) {
+    init(intervalMs: Int64 = Limits.typingMinIntervalMs) {
         interval = UInt64(intervalMs) * 1_000_000
     }
 

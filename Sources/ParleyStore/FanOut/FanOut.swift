@@ -18,7 +18,8 @@ public protocol FanOut: Sendable {
     func subscribe(_ subscriber: @escaping @Sendable (FanOutItem) -> Void)
 
     /// Sends an ephemeral signal to every node, this one included. It never touches a table;
-    /// throws `invalid_field` when it is larger than ``Signal/maxEncodedBytes``.
+    /// throws `invalid_field` for a payload larger than ``Signal/maxPayloadBytes`` or a type
+    /// that is not a signal's (``Signal/validate()``).
     func send(_ signal: Signal) async throws
 
     /// Returns once this node hears every change committed from now on; throws when it
@@ -27,10 +28,10 @@ public protocol FanOut: Sendable {
 }
 
 extension Signal {
-    /// The signal as JSON text, after checking its type and size. A type is 1 to 32 of
-    /// a-z, 0-9, '.' and '_', and never the type of a frame that is not a signal (a signal must
-    /// not pass for a message, an event or an answer).
-    public func encodedForFanOut() throws -> String {
+    /// Checks a signal before it is sent: a type is 1 to 32 of a-z, 0-9, '.' and '_', and
+    /// never the type of a frame that is not a signal (a signal must not pass for a message,
+    /// an event or an answer); the payload is at most ``maxPayloadBytes`` encoded.
+    public func validate() throws {
         guard (1...32).contains(type.utf8.count),
             type.unicodeScalars.allSatisfy({
                 ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "_"
@@ -39,10 +40,8 @@ extension Signal {
         else {
             throw ParleyError(.invalidField, "'\(type)' cannot be a signal's frame type.")
         }
-        let text = try JSONText.encode(self)
-        guard text.utf8.count <= Self.maxEncodedBytes else {
-            throw ParleyError(.invalidField, "A signal may be at most \(Self.maxEncodedBytes) bytes encoded.")
+        guard try JSONText.encode(payload).utf8.count <= Self.maxPayloadBytes else {
+            throw ParleyError(.invalidField, "A signal's payload may be at most \(Self.maxPayloadBytes) bytes encoded.")
         }
-        return text
     }
 }

@@ -20,7 +20,7 @@ public final class LocalFanOut: FanOut {
     }
 
     public func send(_ signal: Signal) async throws {
-        _ = try signal.encodedForFanOut()
+        try signal.validate()
         deliver(.signal(signal))
     }
 

@@ -9,8 +9,11 @@ public struct Signal: Codable, Sendable, Hashable {
     public var recipients: [UserID]
     public var payload: JSONValue
 
-    /// The largest encoded signal: PostgreSQL's NOTIFY takes at most 8,000 bytes.
-    public static let maxEncodedBytes = 7_000
+    /// The largest payload, encoded. With PostgreSQL a signal travels as NOTIFYs of at most
+    /// 8,000 bytes, each carrying the payload and up to ``recipientsPerNote`` recipients.
+    public static let maxPayloadBytes = 1_500
+    /// How many recipients one NOTIFY carries; a signal to more is sent as several.
+    public static let recipientsPerNote = 250
 
     public init(type: String, recipients: [UserID], payload: JSONValue) {
         self.type = type
