@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyTesting
 import Testing
 
 /// What a hostile or careless client tries, and what the server does about it (issue 8).
@@ -170,6 +171,22 @@ import Testing
             let answer = String(decoding: await healthy.read(timeout: .seconds(10)) ?? [], as: UTF8.self)
             #expect(answer.hasPrefix("HTTP/1.1 200"), "a prompt client is served as before")
         }
+    }
+
+    /// A connection that never sent a request does not hold a graceful shutdown until its
+    /// idle timeout (60 s by default); one with a request in flight still gets its answer.
+    @Test func aConnectionThatSentNothingDoesNotHoldAShutdown() async throws {
+        let server = try await InProcessServer.start()
+        let idle = try RawTCPSocket(port: server.port)
+        let keptAlive = try RawTCPSocket(port: server.port)
+        keptAlive.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        let answer = String(decoding: await keptAlive.read(timeout: .seconds(10)) ?? [], as: UTF8.self)
+        #expect(answer.hasPrefix("HTTP/1.1 200"))
+        let clock = ContinuousClock()
+        let start = clock.now
+        await server.stop()
+        #expect(clock.now - start < .seconds(10), "took \(clock.now - start)")
+        #expect(await idle.closedByPeer(within: .seconds(1)))
     }
 
     @Test func oneAddressCannotHoldMoreThanItsConnections() async throws {

@@ -12,6 +12,10 @@ import NIOCore
 ///   the response, since the server answers only requests it has read whole.
 ///
 /// After the upgrade (``upgradedToWebSocket()``) the WebSocket heartbeat takes over.
+///
+/// When the server shuts down, a connection that never sent a byte is closed at once: HTTP's
+/// own handler lets connections finish their requests, and would wait for this one's first
+/// until the idle timeout, holding the shutdown that long.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -25,6 +29,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var requestStartedAt: NIODeadline?
     private var check: Scheduled<Void>?
     private var isWebSocket = false
+    private var hasRead = false
 
     init(idleTimeout: TimeAmount, requestTimeout: TimeAmount) {
         self.idleTimeout = idleTimeout
@@ -43,11 +48,20 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let now = NIODeadline.now()
         activity.noteRead(now: now.uptimeNanoseconds)
+        hasRead = true
         if !isWebSocket {
             lastActivity = now
             if requestStartedAt == nil { requestStartedAt = now }
         }
         context.fireChannelRead(data)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent, !hasRead {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
