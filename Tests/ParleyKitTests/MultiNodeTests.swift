@@ -96,7 +96,10 @@ extension LiveServerSuites {
             for index in [0, 2] { await nodes[index].stop() }
         }
 
-        @Test func aRenameOnOneNodeReachesMembersOnAnother() async throws {
+        /// Two nodes on a fresh schema, with alice signed up on the first and bob on the second.
+        static func aliceAndBobOnTwoNodes() async throws
+            -> (schema: String, nodes: [InProcessServer], alice: ParleyClient, bob: ParleyClient)
+        {
             let schema = Self.freshSchema()
             async let first = Self.node(schema: schema)
             async let second = Self.node(schema: schema)
@@ -105,6 +108,11 @@ extension LiveServerSuites {
             let bob = try makeClient(nodes[1].url)
             try await signUp(alice, "alice")
             try await signUp(bob, "bob")
+            return (schema, nodes, alice, bob)
+        }
+
+        @Test func aRenameOnOneNodeReachesMembersOnAnother() async throws {
+            let (_, nodes, alice, bob) = try await Self.aliceAndBobOnTwoNodes()
             let group = try await alice.conversations.createGroup(name: "before", usernames: ["bob"]).id
             await bob.connect()
             await bob.catchUp()
@@ -117,14 +125,7 @@ extension LiveServerSuites {
         }
 
         @Test func typingOnOneNodeShowsOnAnotherAndNothingIsStored() async throws {
-            let schema = Self.freshSchema()
-            async let first = Self.node(schema: schema)
-            async let second = Self.node(schema: schema)
-            let nodes = try await [first, second]
-            let alice = try makeClient(nodes[0].url)
-            let bob = try makeClient(nodes[1].url)
-            try await signUp(alice, "alice")
-            try await signUp(bob, "bob")
+            let (schema, nodes, alice, bob) = try await Self.aliceAndBobOnTwoNodes()
             let direct = try await alice.conversations.openDirect(withUsername: "bob").id
             for client in [alice, bob] { await client.connect() }
             try await eventually { await alice.connection.status == .connected }
