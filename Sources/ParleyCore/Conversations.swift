@@ -30,10 +30,13 @@ public struct ConversationSummary: Codable, Hashable, Sendable {
     public var lastMessage: Message?
     public var createdAt: Int64
     public var lastActivityAt: Int64
+    /// A group's profile; absent for a direct conversation.
+    public var group: GroupProfile?
 
     public init(
         id: ConversationID, kind: ConversationKind, name: String?, peerId: UserID?, memberCount: Int, maxSeq: Int64,
-        readSeq: Int64, othersReadSeq: Int64 = 0, lastMessage: Message?, createdAt: Int64, lastActivityAt: Int64
+        readSeq: Int64, othersReadSeq: Int64 = 0, lastMessage: Message?, createdAt: Int64, lastActivityAt: Int64,
+        group: GroupProfile? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -47,22 +50,36 @@ public struct ConversationSummary: Codable, Hashable, Sendable {
         self.lastMessage = lastMessage
         self.createdAt = createdAt
         self.lastActivityAt = lastActivityAt
+        self.group = group
     }
 }
 
-/// A member of a conversation with their role and read watermark.
+/// A member of a conversation with their role, read watermark, group nickname and mute.
 public struct Member: Codable, Hashable, Sendable {
     public var userId: UserID
     public var role: MemberRole
     public var readSeq: Int64
     public var joinedAt: Int64
+    /// Their name in this group; absent when they set none.
+    public var nickname: String?
+    /// Until when they may not send (ms since the epoch; ``Limits/mutedUntilLifted``: until
+    /// lifted); absent when not muted. A mute in the past no longer applies.
+    public var mutedUntil: Int64?
 
-    public init(userId: UserID, role: MemberRole, readSeq: Int64, joinedAt: Int64) {
+    public init(
+        userId: UserID, role: MemberRole, readSeq: Int64, joinedAt: Int64, nickname: String? = nil,
+        mutedUntil: Int64? = nil
+    ) {
         self.userId = userId
         self.role = role
         self.readSeq = readSeq
         self.joinedAt = joinedAt
+        self.nickname = nickname
+        self.mutedUntil = mutedUntil
     }
+
+    /// Whether a mute applies at `now`.
+    public func isMuted(at now: Int64) -> Bool { (mutedUntil ?? 0) > now }
 }
 
 /// A conversation with its member list.
@@ -144,22 +161,5 @@ public struct ReadReceipt: Codable, Hashable, Sendable {
         self.conversationId = conversationId
         self.userId = userId
         self.seq = seq
-    }
-}
-
-/// `PATCH /v1/conversations/{conversationId}` and the WebSocket `rename` frame (which names
-/// the conversation in the payload): a member gives a group a new name (1 to
-/// ``Limits/maxGroupNameLength`` characters, see ``TextRules``).
-public struct RenameGroupRequest: Codable, Sendable, Hashable, StrictDecodable {
-    public var conversationId: ConversationID?
-    public var name: String
-
-    public enum CodingKeys: String, CodingKey, CaseIterable {
-        case conversationId, name
-    }
-
-    public init(conversationId: ConversationID? = nil, name: String) {
-        self.conversationId = conversationId
-        self.name = name
     }
 }

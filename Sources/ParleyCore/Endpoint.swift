@@ -4,16 +4,21 @@ public enum Endpoint: String, CaseIterable, Sendable {
     case health, ready, openAPI, metrics
     case register, login, refresh, logout, listSessions, revokeSession
     case getMe, updateMe, getUser, getUserByUsername
-    case listConversations, createGroup, openDirect, getConversation, renameGroup, addMembers
+    case listConversations, createGroup, openDirect, getConversation, updateGroup, addMembers
+    case updateMember, removeMember, transferGroup, dissolveGroup
+    case createInviteLink, listInviteLinks, revokeInviteLink, previewInvite, useInvite
+    case listJoinRequests, resolveJoinRequest
     case history, markRead, sendMessage
     case sync, webSocket
 
     /// The HTTP method, upper-case.
     public var method: String {
         switch self {
-        case .register, .login, .refresh, .createGroup, .openDirect, .addMembers, .markRead, .sendMessage: "POST"
-        case .logout, .revokeSession: "DELETE"
-        case .updateMe, .renameGroup: "PATCH"
+        case .register, .login, .refresh, .createGroup, .openDirect, .addMembers, .markRead, .sendMessage,
+            .transferGroup, .dissolveGroup, .createInviteLink, .useInvite, .resolveJoinRequest:
+            "POST"
+        case .logout, .revokeSession, .removeMember, .revokeInviteLink: "DELETE"
+        case .updateMe, .updateGroup, .updateMember: "PATCH"
         default: "GET"
         }
     }
@@ -35,8 +40,16 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .getUserByUsername: "/v1/users/by-username/{username}"
         case .listConversations, .createGroup: "/v1/conversations"
         case .openDirect: "/v1/conversations/direct"
-        case .getConversation, .renameGroup: "/v1/conversations/{conversationId}"
+        case .getConversation, .updateGroup: "/v1/conversations/{conversationId}"
         case .addMembers: "/v1/conversations/{conversationId}/members"
+        case .updateMember, .removeMember: "/v1/conversations/{conversationId}/members/{userId}"
+        case .transferGroup: "/v1/conversations/{conversationId}/transfer"
+        case .dissolveGroup: "/v1/conversations/{conversationId}/dissolve"
+        case .createInviteLink, .listInviteLinks: "/v1/conversations/{conversationId}/links"
+        case .revokeInviteLink: "/v1/conversations/{conversationId}/links/{code}"
+        case .previewInvite, .useInvite: "/v1/invites/{code}"
+        case .listJoinRequests: "/v1/conversations/{conversationId}/join-requests"
+        case .resolveJoinRequest: "/v1/conversations/{conversationId}/join-requests/{userId}"
         case .history: "/v1/conversations/{conversationId}/messages"
         case .markRead: "/v1/conversations/{conversationId}/read"
         case .sendMessage: "/v1/messages"

@@ -14,8 +14,8 @@ public enum ClientFrameType: String, Codable, Sendable, CaseIterable {
     case history
     /// A ``ReadRequest`` with `conversationId`; answered with a ``ReadReceipt``.
     case read
-    /// A ``RenameGroupRequest`` with `conversationId`; answered with a ``ConversationDetail``.
-    case rename
+    /// An ``UpdateGroupRequest`` with `conversationId`; answered with a ``ConversationDetail``.
+    case updateGroup = "update_group"
     /// A ``TypingRequest``: the user is typing in a conversation (sent again every few
     /// seconds while typing) or stopped; answered with an empty `result`.
     case typing

@@ -21,10 +21,29 @@ public enum Limits {
     /// Default and largest number of conversations or events in one sync page.
     public static let defaultSyncPageSize = 100
     public static let maxSyncPageSize = 500
-    /// Largest number of members a group may have.
+    /// The default member limit of a new group (a server may be configured with another; each
+    /// group's own is in its ``GroupProfile/memberLimit``).
     public static let maxGroupMembers = 2_000
     /// Longest group name, in characters.
     public static let maxGroupNameLength = 64
+    /// Longest group description, in characters.
+    public static let maxGroupDescriptionLength = 512
+    /// Longest group announcement, in characters.
+    public static let maxAnnouncementLength = 2_000
+    /// Longest group nickname, in characters.
+    public static let maxGroupNicknameLength = 32
+    /// Longest file id (an avatar), in bytes of printable ASCII.
+    public static let maxFileIDLength = 128
+    /// A mute that lasts until lifted: 9999-12-31T23:59:59.999Z, in ms since the epoch.
+    public static let mutedUntilLifted: Int64 = 253_402_300_799_999
+    /// Links of one group that still work (not revoked, expired or used up) at once.
+    public static let maxActiveInviteLinks = 50
+    /// Longest lifetime of an invite link, in seconds (one year).
+    public static let maxInviteLinkLifetimeSeconds: Int64 = 366 * 24 * 3600
+    /// Most uses of one invite link.
+    public static let maxInviteLinkUses = 100_000
+    /// Longest note with a join request, in characters.
+    public static let maxJoinRequestMessageLength = 200
     /// How often a client repeats `typing` while the user keeps typing, in ms.
     public static let typingRefreshMs: Int64 = 3_000
     /// The least time between two starts the server forwards per sender and conversation,

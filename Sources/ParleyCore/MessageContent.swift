@@ -11,7 +11,7 @@ public enum MessageContent: Hashable, Sendable {
     case sticker(pack: String, sticker: String)
     case location(latitude: Double, longitude: Double, name: String?)
     case reply(text: String, replyToSeq: Int64, mentions: [UserID])
-    case system(event: String, userIds: [UserID])
+    case system(SystemNotice)
     case unsupported(kind: MessageKind, content: JSONValue)
 
     /// Checks `content` against the rules of `kind`, throwing `message_invalid` with the
@@ -48,7 +48,11 @@ public enum MessageContent: Hashable, Sendable {
                 text: try fields.text("text"), replyToSeq: Int64(try fields.count("replyToSeq", minimum: 1)),
                 mentions: try fields.userIDs("mentions"))
         case .system:
-            self = .system(event: try fields.string("event"), userIds: try fields.userIDs("userIds"))
+            self = .system(
+                SystemNotice(
+                    SystemEvent(rawValue: try fields.string("event")),
+                    by: try fields.optionalUserID("actorId"), about: try fields.userIDs("userIds"),
+                    text: try fields.optionalText("text"), until: try fields.optionalInteger("until")))
         default:
             self = .unsupported(kind: kind, content: content)
         }
@@ -106,6 +110,26 @@ private struct ContentFields {
             throw fail("needs a number '\(key)' between \(range.lowerBound) and \(range.upperBound)")
         }
         return value
+    }
+
+    func optionalUserID(_ key: String) throws -> UserID? {
+        guard let value = members[key], value != .null else { return nil }
+        guard let number = value.numberValue, number == number.rounded(), number >= 1, number < 1e15 else {
+            throw fail("needs '\(key)' to be a user id")
+        }
+        return UserID(Int64(number))
+    }
+
+    /// Any string, empty included (a notice's new description may be empty).
+    func optionalText(_ key: String) throws -> String? {
+        guard let value = members[key], value != .null else { return nil }
+        guard let text = value.stringValue else { throw fail("needs '\(key)' to be a string") }
+        return text
+    }
+
+    func optionalInteger(_ key: String) throws -> Int64? {
+        guard members[key] != nil, members[key] != .null else { return nil }
+        return Int64(try count(key))
     }
 
     func userIDs(_ key: String) throws -> [UserID] {

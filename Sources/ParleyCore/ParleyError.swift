@@ -65,6 +65,15 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let messageInvalid = ErrorCode("message_invalid", 400)
     public static let clientMessageIDReused = ErrorCode("client_msg_id_reused", 409)
     public static let groupFull = ErrorCode("group_full", 409)
+    // Group administration.
+    public static let memberNotFound = ErrorCode("member_not_found", 404)
+    public static let groupDissolved = ErrorCode("group_dissolved", 409)
+    public static let muted = ErrorCode("muted", 403)
+    public static let ownerMustTransfer = ErrorCode("owner_must_transfer", 409)
+    public static let inviteNotFound = ErrorCode("invite_not_found", 404)
+    public static let inviteExpired = ErrorCode("invite_expired", 410)
+    public static let tooManyInviteLinks = ErrorCode("too_many_invite_links", 409)
+    public static let joinRequestNotFound = ErrorCode("join_request_not_found", 404)
     public static let invalidCursor = ErrorCode("invalid_cursor", 400)
     // Server side.
     public static let unavailable = ErrorCode("unavailable", 503)
@@ -79,7 +88,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
             .phoneTaken, .nicknameInvalid, .signatureInvalid, .invalidCredentials,
             .tooManyAttempts, .unauthenticated, .invalidToken, .notAMember, .forbidden,
             .userNotFound, .conversationNotFound, .messageInvalid, .clientMessageIDReused,
-            .groupFull, .invalidCursor, .unavailable, .internalError,
+            .groupFull, .invalidCursor, .unavailable, .internalError, .memberNotFound, .groupDissolved, .muted,
+            .ownerMustTransfer, .inviteNotFound, .inviteExpired, .tooManyInviteLinks, .joinRequestNotFound,
         ]
         return Dictionary(uniqueKeysWithValues: all.map { ($0.rawValue, $0.httpStatus) })
     }()
@@ -92,10 +102,14 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
 public struct ParleyError: Error, Hashable, Sendable, Codable, CustomStringConvertible {
     public var code: ErrorCode
     public var message: String
+    /// When the condition ends, in ms since the epoch (a mute's end, for `muted`); absent
+    /// for most errors.
+    public var until: Int64?
 
-    public init(_ code: ErrorCode, _ message: String) {
+    public init(_ code: ErrorCode, _ message: String, until: Int64? = nil) {
         self.code = code
         self.message = message
+        self.until = until
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

@@ -29,6 +29,20 @@ public enum TextRules {
         }
         return trimmed
     }
+
+    /// A text of several lines (a description, an announcement, a note): trimmed, 0 to
+    /// `maxLength` characters, no control character but newline and tab.
+    public static func paragraph(_ text: String, field: String, maxLength: Int) throws -> String {
+        let trimmed = text.trimmingWhitespace()
+        guard length(trimmed) <= maxLength else {
+            throw ParleyError(.invalidField, "'\(field)' must be at most \(maxLength) characters long.")
+        }
+        guard !containsControlCharacter(trimmed, allowing: ["\n", "\t"]) else {
+            throw ParleyError(
+                .invalidField, "'\(field)' must not contain control characters other than newline and tab.")
+        }
+        return trimmed
+    }
 }
 
 extension String {

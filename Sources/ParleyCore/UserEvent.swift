@@ -14,6 +14,14 @@ public struct UserEventType: OpenStringValue {
     public static let profileUpdated: UserEventType = "profile.updated"
     /// A conversation the user is in changed its profile (a group was renamed).
     public static let conversationUpdated: UserEventType = "conversation.updated"
+    /// Members of a conversation the user is in changed role, mute or group nickname.
+    public static let membersUpdated: UserEventType = "members.updated"
+    /// Others left or were removed from a conversation the user is in.
+    public static let membersRemoved: UserEventType = "members.removed"
+    /// The user left or was removed from a conversation.
+    public static let conversationRemoved: UserEventType = "conversation.removed"
+    /// A join request was filed, merged or resolved (to its user, the owner and the admins).
+    public static let joinRequestUpdated: UserEventType = "join_request.updated"
 }
 
 /// One entry of a user's ordered event stream (the "command list" of SPEC 3).
@@ -64,6 +72,10 @@ public enum UserEventBody: Hashable, Sendable {
     case readMoved(ReadMoved)
     case profileUpdated(ProfileUpdated)
     case conversationUpdated(ConversationUpdated)
+    case membersUpdated(MembersUpdated)
+    case membersRemoved(MembersRemoved)
+    case conversationRemoved(ConversationRemoved)
+    case joinRequestUpdated(JoinRequestUpdated)
     /// A type this version does not know, with its payload fields as they arrived.
     case unknown(UserEventType, fields: [String: JSONValue])
 
@@ -74,6 +86,10 @@ public enum UserEventBody: Hashable, Sendable {
         .readMoved: ReadMoved.self,
         .profileUpdated: ProfileUpdated.self,
         .conversationUpdated: ConversationUpdated.self,
+        .membersUpdated: MembersUpdated.self,
+        .membersRemoved: MembersRemoved.self,
+        .conversationRemoved: ConversationRemoved.self,
+        .joinRequestUpdated: JoinRequestUpdated.self,
     ]
 
     public var type: UserEventType {
@@ -91,6 +107,10 @@ public enum UserEventBody: Hashable, Sendable {
         case .readMoved(let payload): payload
         case .profileUpdated(let payload): payload
         case .conversationUpdated(let payload): payload
+        case .membersUpdated(let payload): payload
+        case .membersRemoved(let payload): payload
+        case .conversationRemoved(let payload): payload
+        case .joinRequestUpdated(let payload): payload
         case .unknown: nil
         }
     }
@@ -174,17 +194,86 @@ public struct ProfileUpdated: UserEventPayload {
     public var body: UserEventBody { .profileUpdated(self) }
 }
 
-/// `conversation.updated`: `updatedBy` changed the profile of `conversationId`; `name` is
-/// its name as it now stands.
+/// `conversation.updated`: `updatedBy` changed the profile of group `conversationId`;
+/// `name` and `group` are as they now stand.
 public struct ConversationUpdated: ConversationEventPayload {
     public static let type = UserEventType.conversationUpdated
     public var conversationId: ConversationID
     public var name: String
     public var updatedBy: UserID
-    public init(conversationId: ConversationID, name: String, updatedBy: UserID) {
+    public var group: GroupProfile?
+    public init(conversationId: ConversationID, group: GroupProfile, updatedBy: UserID) {
         self.conversationId = conversationId
-        self.name = name
+        self.name = group.name
         self.updatedBy = updatedBy
+        self.group = group
     }
     public var body: UserEventBody { .conversationUpdated(self) }
+}
+
+/// `members.updated`: `updatedBy` changed these members of `conversationId` (role, mute or
+/// group nickname); each is as it now stands.
+public struct MembersUpdated: ConversationEventPayload {
+    public static let type = UserEventType.membersUpdated
+    public var conversationId: ConversationID
+    public var members: [Member]
+    public var updatedBy: UserID
+    public init(conversationId: ConversationID, members: [Member], updatedBy: UserID) {
+        self.conversationId = conversationId
+        self.members = members
+        self.updatedBy = updatedBy
+    }
+    public var body: UserEventBody { .membersUpdated(self) }
+}
+
+/// Why someone is no longer in a conversation.
+public enum RemovalReason: String, Codable, Sendable, Hashable {
+    /// They left by themselves.
+    case left
+    /// The owner or an admin removed them.
+    case removed
+}
+
+/// `members.removed`: `userIds` are no longer in `conversationId`.
+public struct MembersRemoved: ConversationEventPayload {
+    public static let type = UserEventType.membersRemoved
+    public var conversationId: ConversationID
+    public var userIds: [UserID]
+    public var reason: RemovalReason
+    /// Who removed them (themselves when they left).
+    public var removedBy: UserID
+    public init(conversationId: ConversationID, userIds: [UserID], reason: RemovalReason, removedBy: UserID) {
+        self.conversationId = conversationId
+        self.userIds = userIds
+        self.reason = reason
+        self.removedBy = removedBy
+    }
+    public var body: UserEventBody { .membersRemoved(self) }
+}
+
+/// `conversation.removed`: the user is no longer in `conversationId`. Their devices keep
+/// what they have, read-only; the server no longer lists it or sends its messages.
+public struct ConversationRemoved: ConversationEventPayload {
+    public static let type = UserEventType.conversationRemoved
+    public var conversationId: ConversationID
+    public var reason: RemovalReason
+    public var removedBy: UserID
+    public init(conversationId: ConversationID, reason: RemovalReason, removedBy: UserID) {
+        self.conversationId = conversationId
+        self.reason = reason
+        self.removedBy = removedBy
+    }
+    public var body: UserEventBody { .conversationRemoved(self) }
+}
+
+/// `join_request.updated`: a join request as it now stands.
+public struct JoinRequestUpdated: ConversationEventPayload {
+    public static let type = UserEventType.joinRequestUpdated
+    public var conversationId: ConversationID
+    public var request: JoinRequest
+    public init(request: JoinRequest) {
+        self.conversationId = request.conversationId
+        self.request = request
+    }
+    public var body: UserEventBody { .joinRequestUpdated(self) }
 }

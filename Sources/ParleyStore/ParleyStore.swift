@@ -5,7 +5,8 @@ import ParleyCore
 /// tests check.
 ///
 /// The rules live beside the protocols (``SendRules``, ``ConversationRules``,
-/// ``ReadWatermark``, ``HistoryWindow``, ``SyncPaging``, ``LoginKey``, ``SessionRules``), so a
+/// ``ReadWatermark``, ``HistoryWindow``, ``SyncPaging``, ``LoginKey``, ``SessionRules``,
+/// ``GroupRules``), so a
 /// backend only runs SQL, maps rows and asks the rules what to do.
 ///
 /// Invariants every implementation keeps:
@@ -20,7 +21,7 @@ import ParleyCore
 ///   transaction, which every node's `PostgresFanOut` hears at commit).
 ///
 /// Domain failures are thrown as ``ParleyError``; anything else is an internal failure.
-public protocol ParleyStore: AccountStore, SessionStore, ConversationStore, MessageStore, SyncStore {
+public protocol ParleyStore: AccountStore, SessionStore, ConversationStore, GroupStore, MessageStore, SyncStore {
     /// Succeeds when the storage can serve reads and writes (readiness).
     func checkReady() async throws
 

@@ -7,9 +7,9 @@ extension ParleyError {
         ParleyError(.notAMember, "You are not a member of conversation \(id).")
     }
 
-    /// A group would grow past ``Limits/maxGroupMembers``.
-    public static func groupFull() -> ParleyError {
-        ParleyError(.groupFull, "A group may have at most \(Limits.maxGroupMembers) members.")
+    /// A group would grow past its member limit.
+    public static func groupFull(limit: Int) -> ParleyError {
+        ParleyError(.groupFull, "This group may have at most \(limit) members.")
     }
 
     /// A retry's `clientMsgId` belongs to a message in another conversation.

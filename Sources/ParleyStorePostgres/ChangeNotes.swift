@@ -15,7 +15,8 @@ extension PostgresStore {
                 .first
         {
             let message = try Message(row: row)
-            let recipients = try await memberList(connection, message.conversationId)
+            var recipients = try await members(connection, of: message.conversationId, at: note.membersVersion)
+            recipients += (note.alsoTo ?? []).map { UserID($0) }.filter { !recipients.contains($0) }
             var origin: ConnectionTag?
             if let parts = note.origin?.split(separator: "/"), parts.count == 2, parts[0] == nodeID,
                 let tag = UInt64(parts[1])
@@ -42,5 +43,22 @@ extension PostgresStore {
         }
         if let session = note.session { result.append(.sessionRevoked(SessionID(session))) }
         return result
+    }
+
+    /// The members of a conversation: from the cache when it holds them at `version`, else
+    /// read with the conversation's current version (one statement, so both agree) and cached.
+    private func members(_ connection: PostgresConnection, of id: ConversationID, at version: Int64?) async throws
+        -> [UserID]
+    {
+        if let version, let cached = memberCache.members(of: id, at: version) { return cached }
+        let rows = try await connection.rows(
+            """
+            SELECT c.members_version, m.user_id FROM conversations c
+            LEFT JOIN members m ON m.conversation_id = c.id WHERE c.id = $1
+            """,
+            [.int(id.rawValue)], logger: logger)
+        let members = try rows.compactMap { try $0.optionalInt("user_id").map { UserID($0) } }
+        if let current = try rows.first?.int("members_version") { memberCache.store(members, of: id, at: current) }
+        return members
     }
 }

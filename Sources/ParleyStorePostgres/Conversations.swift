@@ -25,8 +25,9 @@ extension PostgresStore {
             try await connection.scalar(
                 Int64.self,
                 """
-                INSERT INTO conversations (kind, direct_key, member_count, version, created_at, last_activity_at)
-                VALUES ('direct', $1, 2, $2, $3, $3) RETURNING id
+                INSERT INTO conversations (kind, direct_key, member_count, version, members_version, created_at,
+                    last_activity_at)
+                VALUES ('direct', $1, 2, $2, $2, $3, $3) RETURNING id
                 """,
                 [.text(key), .int(version), .int(now)], logger: logger)!)
         try await insertMembers(
@@ -35,68 +36,31 @@ extension PostgresStore {
         return id
     }
 
-    public func createGroup(name: String, ownerId: UserID, memberIds: [UserID], at now: Int64) async throws
-        -> ConversationSummary
+    public func createGroup(name: String, ownerId: UserID, memberIds: [UserID], memberLimit: Int, at now: Int64)
+        async throws -> ConversationSummary
     {
         try await write { connection, notes in
             let others = ConversationRules.groupMembers(owner: ownerId, requested: memberIds)
             try ConversationRules.requireExisting(others, existing: try await self.existingUsers(connection, others))
-            try ConversationRules.checkCapacity(others.count + 1)
+            try ConversationRules.checkCapacity(others.count + 1, limit: memberLimit)
             let version = try await self.nextVersion(connection)
             let id = ConversationID(
                 try await connection.scalar(
                     Int64.self,
                     """
-                    INSERT INTO conversations (kind, name, member_count, version, created_at, last_activity_at)
-                    VALUES ('group', $1, $2, $3, $4, $4) RETURNING id
+                    INSERT INTO conversations (kind, name, member_count, member_limit, owner_id, version,
+                        members_version, created_at, last_activity_at)
+                    VALUES ('group', $1, $2, $3, $4, $5, $5, $6, $6) RETURNING id
                     """,
-                    [.text(name), .int(Int64(others.count + 1)), .int(version), .int(now)], logger: self.logger)!)
+                    [
+                        .text(name), .int(Int64(others.count + 1)), .int(Int64(memberLimit)), .int(ownerId.rawValue),
+                        .int(version), .int(now),
+                    ], logger: self.logger)!)
             try await self.insertMembers(
                 connection, [(ownerId, .owner)] + others.map { ($0, .member) }, into: id, version: version, at: now)
             try await self.announce(
                 connection, notes, ConversationRules.joinAnnouncements([ownerId] + others, to: id), at: now)
             return try await self.summary(connection, id, for: ownerId)
-        }
-    }
-
-    public func addMembers(_ userIds: [UserID], to conversationId: ConversationID, by actorId: UserID, at now: Int64)
-        async throws -> [UserID]
-    {
-        try await write { connection, notes in
-            let current = try await self.memberIDs(connection, of: conversationId, requiring: actorId)
-            let added = try ConversationRules.membersToAdd(
-                userIds, to: try await self.profile(connection, of: conversationId).kind, current: current)
-            try ConversationRules.requireExisting(added, existing: try await self.existingUsers(connection, added))
-            guard !added.isEmpty else { return [] }
-            try ConversationRules.checkCapacity(current.count + added.count)
-            let version = try await self.nextVersion(connection)
-            try await connection.rows(
-                "UPDATE conversations SET member_count = member_count + $1, version = $2 WHERE id = $3",
-                [.int(Int64(added.count)), .int(version), .int(conversationId.rawValue)], logger: self.logger)
-            try await self.insertMembers(
-                connection, added.map { ($0, .member) }, into: conversationId, version: version, at: now)
-            try await self.announce(
-                connection, notes, ConversationRules.joinAnnouncements(added, to: conversationId, existing: current),
-                at: now)
-            return added
-        }
-    }
-
-    public func renameGroup(_ conversationId: ConversationID, to name: String, by actorId: UserID, at now: Int64)
-        async throws -> ConversationUpdated?
-    {
-        try await write { connection, notes in
-            let members = try await self.memberIDs(connection, of: conversationId, requiring: actorId)
-            let profile = try await self.profile(connection, of: conversationId)
-            try ConversationRules.checkRenamable(profile.kind)
-            guard ConversationRules.renames(profile.name, to: name) else { return nil }
-            let version = try await self.nextVersion(connection)
-            try await connection.rows(
-                "UPDATE conversations SET name = $1, version = $2 WHERE id = $3",
-                [.text(name), .int(version), .int(conversationId.rawValue)], logger: self.logger)
-            let update = ConversationUpdated(conversationId: conversationId, name: name, updatedBy: actorId)
-            try await self.announce(connection, notes, [Announcement(to: members, update.body)], at: now)
-            return update
         }
     }
 
@@ -106,11 +70,7 @@ extension PostgresStore {
             let members = try await connection.rows(
                 "SELECT * FROM members WHERE conversation_id = $1 ORDER BY joined_at, user_id", [.int(id.rawValue)],
                 logger: self.logger
-            ).map { row in
-                Member(
-                    userId: UserID(try row.int("user_id")), role: MemberRole(rawValue: try row.text("role")) ?? .member,
-                    readSeq: try row.int("read_seq"), joinedAt: try row.int("joined_at"))
-            }
+            ).map(Member.init(row:))
             return ConversationDetail(conversation: summary, members: members)
         }
     }
@@ -191,7 +151,7 @@ extension PostgresStore {
     }
 
     /// Those of `ids` that are users.
-    private func existingUsers(_ connection: PostgresConnection, _ ids: [UserID]) async throws -> Set<UserID> {
+    func existingUsers(_ connection: PostgresConnection, _ ids: [UserID]) async throws -> Set<UserID> {
         var existing: Set<UserID> = []
         for id in ids
         where try await connection.scalar(
@@ -208,17 +168,7 @@ extension PostgresStore {
         ).map { ConversationID($0) }
     }
 
-    /// A conversation's kind and name (a missing row reads as a direct conversation without one).
-    private func profile(_ connection: PostgresConnection, of id: ConversationID) async throws
-        -> (kind: ConversationKind, name: String?)
-    {
-        let row = try await connection.rows(
-            "SELECT kind, name FROM conversations WHERE id = $1", [.int(id.rawValue)], logger: logger
-        ).first
-        return (ConversationRules.kind(stored: try row?.text("kind")), try row?.optionalText("name"))
-    }
-
-    private func insertMembers(
+    func insertMembers(
         _ connection: PostgresConnection, _ members: [(UserID, MemberRole)], into id: ConversationID, version: Int64,
         at now: Int64
     ) async throws {
@@ -251,6 +201,55 @@ extension ConversationSummary {
             readSeq: try row.int("read_seq"),
             othersReadSeq: try row.int("others_read_seq"), lastMessage: lastMessage,
             createdAt: try row.int("created_at"),
-            lastActivityAt: try row.int("last_activity_at"))
+            lastActivityAt: try row.int("last_activity_at"), group: try GroupProfile(row: row))
+    }
+}
+
+extension Member {
+    init(row: PostgresRandomAccessRow) throws {
+        self.init(
+            userId: UserID(try row.int("user_id")), role: MemberRole(rawValue: try row.text("role")) ?? .member,
+            readSeq: try row.int("read_seq"), joinedAt: try row.int("joined_at"),
+            nickname: try row.optionalText("nickname"), mutedUntil: try row.optionalInt("muted_until"))
+    }
+}
+
+extension GroupProfile {
+    /// Decodes the profile columns of a `conversations` row; nil for a direct conversation.
+    init?(row: PostgresRandomAccessRow) throws {
+        guard try row.text("kind") == ConversationKind.group.rawValue else { return nil }
+        var announcement: GroupAnnouncement?
+        if let text = try row.optionalText("announcement") {
+            announcement = GroupAnnouncement(
+                text: text, updatedBy: UserID(try row.optionalInt("announcement_by") ?? 0),
+                updatedAt: try row.optionalInt("announcement_at") ?? 0)
+        }
+        self.init(
+            name: try row.optionalText("name") ?? "", description: try row.text("description"),
+            avatar: try row.optionalText("avatar"), announcement: announcement,
+            joinPolicy: JoinPolicy(rawValue: try row.text("join_policy")) ?? .inviteOnly,
+            muteAll: try row.bool("mute_all"), memberLimit: Int(try row.int("member_limit")),
+            ownerId: UserID(try row.optionalInt("owner_id") ?? 0), dissolvedAt: try row.optionalInt("dissolved_at"))
+    }
+}
+
+extension InviteLink {
+    init(row: PostgresRandomAccessRow) throws {
+        self.init(
+            code: try row.text("code"), conversationId: ConversationID(try row.int("conversation_id")),
+            createdBy: UserID(try row.int("created_by")), createdAt: try row.int("created_at"),
+            expiresAt: try row.optionalInt("expires_at"), maxUses: try row.optionalInt("max_uses").map { Int($0) },
+            uses: Int(try row.int("uses")), revokedAt: try row.optionalInt("revoked_at"))
+    }
+}
+
+extension JoinRequest {
+    init(row: PostgresRandomAccessRow) throws {
+        self.init(
+            conversationId: ConversationID(try row.int("conversation_id")), userId: UserID(try row.int("user_id")),
+            inviteCode: try row.text("invite_code"), message: try row.text("message"),
+            state: JoinRequestState(rawValue: try row.text("state")) ?? .rejected,
+            createdAt: try row.int("created_at"), resolvedBy: try row.optionalInt("resolved_by").map { UserID($0) },
+            resolvedAt: try row.optionalInt("resolved_at"))
     }
 }

@@ -24,33 +24,64 @@ extension PostgresStore {
                 conversationId = try await self.directConversation(
                     connection, notes, between: new.senderId, and: peerId, at: new.sentAt)
             }
-            _ = try await self.memberIDs(connection, of: conversationId, requiring: new.senderId)
-            let version = try await self.nextVersion(connection)
-            let seq = try await connection.scalar(
-                Int64.self,
-                "UPDATE conversations SET max_seq = max_seq + 1, version = $1, last_activity_at = $2 WHERE id = $3 RETURNING max_seq",
-                [.int(version), .int(new.sentAt), .int(conversationId.rawValue)], logger: self.logger)!
-            let id = try await connection.scalar(
-                Int64.self,
-                """
-                INSERT INTO messages (conversation_id, seq, sender_id, client_msg_id, kind, content, sent_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
-                """,
-                [
-                    .int(conversationId.rawValue), .int(seq), .int(new.senderId.rawValue), .text(new.clientMsgId),
-                    .text(new.kind.rawValue), .text(new.contentJSON), .int(new.sentAt),
-                ], logger: self.logger)!
-            try await connection.rows(
-                "UPDATE members SET read_seq = $1, version = $2 WHERE conversation_id = $3 AND user_id = $4",
-                [.int(seq), .int(version), .int(conversationId.rawValue), .int(new.senderId.rawValue)],
-                logger: self.logger)
-            notes.add(ChangeNote(message: id, origin: new.origin.map { "\(self.nodeID)/\($0.rawValue)" }))
-            let message = Message(
-                id: MessageID(id), conversationId: conversationId, seq: seq, senderId: new.senderId,
-                clientMsgId: new.clientMsgId,
-                kind: new.kind, content: new.content, sentAt: new.sentAt)
+            guard
+                let sender = try await connection.rows(
+                    """
+                    SELECT m.role, m.muted_until, c.mute_all, c.dissolved_at
+                    FROM members m JOIN conversations c ON c.id = m.conversation_id
+                    WHERE m.conversation_id = $1 AND m.user_id = $2
+                    """,
+                    [.int(conversationId.rawValue), .int(new.senderId.rawValue)], logger: self.logger
+                ).first
+            else { throw ParleyError.notAMember(of: conversationId) }
+            try GroupRules.checkCanSend(
+                role: MemberRole(rawValue: try sender.text("role")) ?? .member,
+                mutedUntil: try sender.optionalInt("muted_until"), muteAll: try sender.bool("mute_all"),
+                dissolvedAt: try sender.optionalInt("dissolved_at"), in: conversationId, at: new.sentAt)
+            let message = try await self.insert(connection, notes, new, into: conversationId)
             return AppendResult(message: message, duplicate: false)
         }
+    }
+
+    /// Gives `new` the next seq of `conversationId`, stores it, moves the sender's read
+    /// watermark to it and notifies every node, which delivers it to the members then (and
+    /// to `alsoTo`). No rule is checked.
+    func insert(
+        _ connection: PostgresConnection, _ notes: Notifications, _ new: NewMessage,
+        into conversationId: ConversationID, alsoTo extraRecipients: [UserID] = []
+    ) async throws -> Message {
+        let version = try await nextVersion(connection)
+        guard
+            let position = try await connection.rows(
+                """
+                UPDATE conversations SET max_seq = max_seq + 1, version = $1, last_activity_at = $2 WHERE id = $3
+                RETURNING max_seq, members_version
+                """,
+                [.int(version), .int(new.sentAt), .int(conversationId.rawValue)], logger: logger
+            ).first
+        else { throw ParleyError(.conversationNotFound, "Conversation \(conversationId) does not exist.") }
+        let seq = try position.int("max_seq")
+        let id = try await connection.scalar(
+            Int64.self,
+            """
+            INSERT INTO messages (conversation_id, seq, sender_id, client_msg_id, kind, content, sent_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+            """,
+            [
+                .int(conversationId.rawValue), .int(seq), .int(new.senderId.rawValue), .text(new.clientMsgId),
+                .text(new.kind.rawValue), .text(new.contentJSON), .int(new.sentAt),
+            ], logger: logger)!
+        try await connection.rows(
+            "UPDATE members SET read_seq = $1, version = $2 WHERE conversation_id = $3 AND user_id = $4",
+            [.int(seq), .int(version), .int(conversationId.rawValue), .int(new.senderId.rawValue)], logger: logger)
+        notes.add(
+            ChangeNote(
+                message: id, origin: new.origin.map { "\(nodeID)/\($0.rawValue)" },
+                membersVersion: try position.int("members_version"),
+                alsoTo: extraRecipients.isEmpty ? nil : extraRecipients.map(\.rawValue)))
+        return Message(
+            id: MessageID(id), conversationId: conversationId, seq: seq, senderId: new.senderId,
+            clientMsgId: new.clientMsgId, kind: new.kind, content: new.content, sentAt: new.sentAt)
     }
 
     public func history(of conversationId: ConversationID, for userId: UserID, query: HistoryQuery) async throws

@@ -74,5 +74,43 @@ enum PostgresSchema {
                 """
             ]
         ),
+        (
+            version: 3,
+            sql: [
+                // Group administration: the profile, mutes and nicknames, the version of each
+                // member list (see MemberCache), invite links and join requests.
+                """
+                ALTER TABLE conversations ADD COLUMN description TEXT NOT NULL DEFAULT '',
+                    ADD COLUMN avatar TEXT, ADD COLUMN announcement TEXT, ADD COLUMN announcement_by BIGINT,
+                    ADD COLUMN announcement_at BIGINT,
+                    ADD COLUMN join_policy TEXT NOT NULL DEFAULT 'open'
+                        CHECK (join_policy IN ('open', 'approval', 'invite_only')),
+                    ADD COLUMN mute_all BOOLEAN NOT NULL DEFAULT FALSE,
+                    ADD COLUMN member_limit BIGINT NOT NULL DEFAULT 2000, ADD COLUMN owner_id BIGINT,
+                    ADD COLUMN dissolved_at BIGINT, ADD COLUMN members_version BIGINT NOT NULL DEFAULT 0
+                """,
+                """
+                UPDATE conversations c SET owner_id = m.user_id FROM members m
+                WHERE m.conversation_id = c.id AND m.role = 'owner'
+                """,
+                "ALTER TABLE members ADD COLUMN nickname TEXT, ADD COLUMN muted_until BIGINT",
+                """
+                CREATE TABLE invite_links (
+                    code TEXT PRIMARY KEY,
+                    conversation_id BIGINT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    created_by BIGINT NOT NULL REFERENCES users(id), created_at BIGINT NOT NULL, expires_at BIGINT,
+                    max_uses BIGINT, uses BIGINT NOT NULL DEFAULT 0, revoked_at BIGINT)
+                """,
+                "CREATE INDEX invite_links_by_conversation ON invite_links(conversation_id)",
+                """
+                CREATE TABLE join_requests (
+                    conversation_id BIGINT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE, invite_code TEXT NOT NULL,
+                    message TEXT NOT NULL, state TEXT NOT NULL CHECK (state IN ('pending', 'approved', 'rejected')),
+                    created_at BIGINT NOT NULL, resolved_by BIGINT, resolved_at BIGINT,
+                    PRIMARY KEY (conversation_id, user_id))
+                """,
+            ]
+        ),
     ]
 }

@@ -22,6 +22,8 @@ public final class PostgresStore: ParleyStore {
     let writeLock: Int64
     /// Identifies this node in notifications, so only it skips the sending socket.
     let nodeID = UUID().uuidString
+    /// Member lists by version, so that delivering a message does not read them each time.
+    let memberCache = MemberCache()
     /// How to open a connection outside the pool (the fan-out's LISTEN connection).
     let connectionConfiguration: PostgresConnection.Configuration
     private let poolTask = Mutex<Task<Void, Never>?>(nil)
@@ -205,6 +207,11 @@ struct ChangeNote: Codable, Sendable {
     /// A new message's id, and the sending connection as `node/tag`.
     var message: Int64?
     var origin: String?
+    /// The `members_version` of the message's conversation when it was sent, so that nodes
+    /// find its member list in their ``MemberCache``.
+    var membersVersion: Int64?
+    /// Users who get the message besides the members (a notice to someone it removes).
+    var alsoTo: [Int64]?
     /// `[userId, eventSeq]` pairs (at most 200 per note).
     var events: [[Int64]]?
     /// `[conversationId, userId, seq]` of a moved read watermark.

@@ -4,9 +4,11 @@ import PostgresNIO
 enum SQLValue: Sendable {
     case int(Int64)
     case text(String)
+    case bool(Bool)
     case null
 
     init(_ value: String?) { self = value.map(SQLValue.text) ?? .null }
+    init(_ value: Int64?) { self = value.map(SQLValue.int) ?? .null }
 }
 
 extension PostgresConnection {
@@ -18,6 +20,7 @@ extension PostgresConnection {
             switch value {
             case .int(let number): binds.append(number)
             case .text(let text): binds.append(text)
+            case .bool(let flag): binds.append(flag)
             case .null: binds.appendNull()
             }
         }
@@ -41,4 +44,5 @@ extension PostgresRandomAccessRow {
     func optionalInt(_ column: String) throws -> Int64? { try self[column].decode(Int64?.self) }
     func text(_ column: String) throws -> String { try self[column].decode(String.self) }
     func optionalText(_ column: String) throws -> String? { try self[column].decode(String?.self) }
+    func bool(_ column: String) throws -> Bool { try self[column].decode(Bool.self) }
 }

@@ -24,74 +24,37 @@ extension SQLiteStore {
         let version = try nextVersion(db)
         try db.execute(
             sql: """
-                INSERT INTO conversations (kind, direct_key, member_count, version, created_at, last_activity_at)
-                VALUES ('direct', ?, 2, ?, ?, ?)
+                INSERT INTO conversations (kind, direct_key, member_count, version, members_version, created_at,
+                    last_activity_at)
+                VALUES ('direct', ?, 2, ?, ?, ?, ?)
                 """,
-            arguments: [key, version, now, now])
+            arguments: [key, version, version, now, now])
         let id = ConversationID(db.lastInsertedRowID)
         try insertMembers(db, [(userId, .member), (peerId, .member)], into: id, version: version, at: now)
         try announce(db, ConversationRules.joinAnnouncements([userId, peerId], to: id), at: now)
         return id
     }
 
-    public func createGroup(name: String, ownerId: UserID, memberIds: [UserID], at now: Int64) async throws
-        -> ConversationSummary
+    public func createGroup(name: String, ownerId: UserID, memberIds: [UserID], memberLimit: Int, at now: Int64)
+        async throws -> ConversationSummary
     {
         try await pool.write { db in
             let others = ConversationRules.groupMembers(owner: ownerId, requested: memberIds)
             try ConversationRules.requireExisting(others, existing: try Self.existingUsers(db, others))
-            try ConversationRules.checkCapacity(others.count + 1)
+            try ConversationRules.checkCapacity(others.count + 1, limit: memberLimit)
             let version = try self.nextVersion(db)
             try db.execute(
                 sql: """
-                    INSERT INTO conversations (kind, name, member_count, version, created_at, last_activity_at)
-                    VALUES ('group', ?, ?, ?, ?, ?)
+                    INSERT INTO conversations (kind, name, member_count, member_limit, owner_id, version,
+                        members_version, created_at, last_activity_at)
+                    VALUES ('group', ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [name, others.count + 1, version, now, now])
+                arguments: [name, others.count + 1, memberLimit, ownerId.rawValue, version, version, now, now])
             let id = ConversationID(db.lastInsertedRowID)
             try self.insertMembers(
                 db, [(ownerId, .owner)] + others.map { ($0, .member) }, into: id, version: version, at: now)
             try self.announce(db, ConversationRules.joinAnnouncements([ownerId] + others, to: id), at: now)
             return try Self.summary(db, id, for: ownerId)
-        }
-    }
-
-    public func addMembers(_ userIds: [UserID], to conversationId: ConversationID, by actorId: UserID, at now: Int64)
-        async throws -> [UserID]
-    {
-        try await pool.write { db in
-            let current = try Self.memberIDs(db, of: conversationId, requiring: actorId)
-            let added = try ConversationRules.membersToAdd(
-                userIds, to: try Self.profile(db, of: conversationId).kind, current: current)
-            try ConversationRules.requireExisting(added, existing: try Self.existingUsers(db, added))
-            guard !added.isEmpty else { return [] }
-            try ConversationRules.checkCapacity(current.count + added.count)
-            let version = try self.nextVersion(db)
-            try db.execute(
-                sql: "UPDATE conversations SET member_count = member_count + ?, version = ? WHERE id = ?",
-                arguments: [added.count, version, conversationId.rawValue])
-            try self.insertMembers(db, added.map { ($0, .member) }, into: conversationId, version: version, at: now)
-            try self.announce(
-                db, ConversationRules.joinAnnouncements(added, to: conversationId, existing: current), at: now)
-            return added
-        }
-    }
-
-    public func renameGroup(_ conversationId: ConversationID, to name: String, by actorId: UserID, at now: Int64)
-        async throws -> ConversationUpdated?
-    {
-        try await pool.write { db in
-            let members = try Self.memberIDs(db, of: conversationId, requiring: actorId)
-            let profile = try Self.profile(db, of: conversationId)
-            try ConversationRules.checkRenamable(profile.kind)
-            guard ConversationRules.renames(profile.name, to: name) else { return nil }
-            let version = try self.nextVersion(db)
-            try db.execute(
-                sql: "UPDATE conversations SET name = ?, version = ? WHERE id = ?",
-                arguments: [name, version, conversationId.rawValue])
-            let update = ConversationUpdated(conversationId: conversationId, name: name, updatedBy: actorId)
-            try self.announce(db, [Announcement(to: members, update.body)], at: now)
-            return update
         }
     }
 
@@ -123,12 +86,16 @@ extension SQLiteStore {
     static func memberIDs(_ db: Database, of conversationId: ConversationID, requiring userId: UserID) throws
         -> [UserID]
     {
-        let members = try Int64.fetchAll(
+        let members = try memberList(db, conversationId)
+        try ConversationRules.requireMember(userId, of: members, in: conversationId)
+        return members
+    }
+
+    static func memberList(_ db: Database, _ conversationId: ConversationID) throws -> [UserID] {
+        try Int64.fetchAll(
             db.cachedStatement(sql: "SELECT user_id FROM members WHERE conversation_id = ?"),
             arguments: [conversationId.rawValue]
         ).map { UserID($0) }
-        try ConversationRules.requireMember(userId, of: members, in: conversationId)
-        return members
     }
 
     /// Summaries of `userId`'s conversations matching `condition` (over `c` and `m`).
@@ -179,7 +146,7 @@ extension SQLiteStore {
     }
 
     /// Those of `ids` that are users.
-    private static func existingUsers(_ db: Database, _ ids: [UserID]) throws -> Set<UserID> {
+    static func existingUsers(_ db: Database, _ ids: [UserID]) throws -> Set<UserID> {
         Set(try ids.filter { try fetchUser(db, id: $0) != nil })
     }
 
@@ -188,16 +155,7 @@ extension SQLiteStore {
             .map { ConversationID($0) }
     }
 
-    /// A conversation's kind and name (a missing row reads as a direct conversation without one).
-    private static func profile(_ db: Database, of id: ConversationID) throws
-        -> (kind: ConversationKind, name: String?)
-    {
-        let row = try Row.fetchOne(
-            db, sql: "SELECT kind, name FROM conversations WHERE id = ?", arguments: [id.rawValue])
-        return (ConversationRules.kind(stored: row?["kind"]), row?["name"])
-    }
-
-    private func insertMembers(
+    func insertMembers(
         _ db: Database, _ members: [(UserID, MemberRole)], into id: ConversationID, version: Int64, at now: Int64
     ) throws {
         for (userId, role) in members {

@@ -28,7 +28,39 @@ extension SQLiteStore {
         case .directWith(let peerId):
             conversationId = try directConversation(db, between: new.senderId, and: peerId, at: new.sentAt)
         }
-        let recipients = try Self.memberIDs(db, of: conversationId, requiring: new.senderId)
+        guard
+            let sender = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT m.role, m.muted_until, c.mute_all, c.dissolved_at, c.members_version
+                        FROM members m JOIN conversations c ON c.id = m.conversation_id
+                        WHERE m.conversation_id = ? AND m.user_id = ?
+                        """),
+                arguments: [conversationId.rawValue, new.senderId.rawValue])
+        else { throw ParleyError.notAMember(of: conversationId) }
+        try GroupRules.checkCanSend(
+            role: MemberRole(rawValue: sender["role"]) ?? .member, mutedUntil: sender["muted_until"],
+            muteAll: sender["mute_all"], dissolvedAt: sender["dissolved_at"], in: conversationId, at: new.sentAt)
+        let recipients = try members(db, of: conversationId, at: sender["members_version"])
+        let message = try insert(db, new, into: conversationId, recipients: recipients)
+        return AppendResult(message: message, duplicate: false)
+    }
+
+    /// The members of a conversation at `version` (its `members_version`), from the cache
+    /// when it has them; a list read here is cached once the transaction commits.
+    func members(_ db: Database, of conversationId: ConversationID, at version: Int64) throws -> [UserID] {
+        if let cached = memberCache.members(of: conversationId, at: version) { return cached }
+        let members = try Self.memberList(db, conversationId)
+        let cache = memberCache
+        afterCommit(db) { cache.store(members, of: conversationId, at: version) }
+        return members
+    }
+
+    /// Gives `new` the next seq of `conversationId`, stores it, moves the sender's read
+    /// watermark to it and publishes it to `recipients` at the commit. No rule is checked.
+    func insert(_ db: Database, _ new: NewMessage, into conversationId: ConversationID, recipients: [UserID]) throws
+        -> Message
+    {
         let version = try nextVersion(db)
         let seq = try Int64.fetchOne(
             db.cachedStatement(
@@ -56,7 +88,7 @@ extension SQLiteStore {
         )
         .execute(arguments: [seq, version, conversationId.rawValue, new.senderId.rawValue])
         publishAfterCommit(db, .message(message, recipients: recipients, origin: new.origin))
-        return AppendResult(message: message, duplicate: false)
+        return message
     }
 
     public func history(of conversationId: ConversationID, for userId: UserID, query: HistoryQuery) async throws

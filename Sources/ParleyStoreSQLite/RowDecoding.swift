@@ -38,7 +38,43 @@ extension Member {
     init(row: Row) {
         self.init(
             userId: UserID(row["user_id"]), role: MemberRole(rawValue: row["role"]) ?? .member,
-            readSeq: row["read_seq"], joinedAt: row["joined_at"])
+            readSeq: row["read_seq"], joinedAt: row["joined_at"], nickname: row["nickname"],
+            mutedUntil: row["muted_until"])
+    }
+}
+
+extension GroupProfile {
+    /// Decodes the profile columns of a `conversations` row; nil for a direct conversation.
+    init?(row: Row) {
+        guard row["kind"] == ConversationKind.group.rawValue else { return nil }
+        let announcement: GroupAnnouncement? = (row["announcement"] as String?).map {
+            GroupAnnouncement(
+                text: $0, updatedBy: UserID(row["announcement_by"] ?? 0), updatedAt: row["announcement_at"] ?? 0)
+        }
+        self.init(
+            name: row["name"] ?? "", description: row["description"], avatar: row["avatar"],
+            announcement: announcement, joinPolicy: JoinPolicy(rawValue: row["join_policy"]) ?? .inviteOnly,
+            muteAll: row["mute_all"], memberLimit: row["member_limit"], ownerId: UserID(row["owner_id"] ?? 0),
+            dissolvedAt: row["dissolved_at"])
+    }
+}
+
+extension InviteLink {
+    init(row: Row) {
+        self.init(
+            code: row["code"], conversationId: ConversationID(row["conversation_id"]),
+            createdBy: UserID(row["created_by"]), createdAt: row["created_at"], expiresAt: row["expires_at"],
+            maxUses: row["max_uses"], uses: row["uses"], revokedAt: row["revoked_at"])
+    }
+}
+
+extension JoinRequest {
+    init(row: Row) {
+        self.init(
+            conversationId: ConversationID(row["conversation_id"]), userId: UserID(row["user_id"]),
+            inviteCode: row["invite_code"], message: row["message"],
+            state: JoinRequestState(rawValue: row["state"]) ?? .rejected, createdAt: row["created_at"],
+            resolvedBy: (row["resolved_by"] as Int64?).map { UserID($0) }, resolvedAt: row["resolved_at"])
     }
 }
 
@@ -56,6 +92,6 @@ extension ConversationSummary {
             maxSeq: row["max_seq"], readSeq: row["read_seq"], othersReadSeq: row["others_read_seq"],
             lastMessage: lastMessage,
             createdAt: row["created_at"],
-            lastActivityAt: row["last_activity_at"])
+            lastActivityAt: row["last_activity_at"], group: GroupProfile(row: row))
     }
 }

@@ -98,6 +98,53 @@ enum SQLiteSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v3") { db in
+            // Group administration: the profile, roles' companions (mutes, nicknames), the
+            // version of each member list (see MemberCache), invite links and join requests.
+            try db.execute(
+                sql: """
+                    ALTER TABLE conversations ADD COLUMN description TEXT NOT NULL DEFAULT '';
+                    ALTER TABLE conversations ADD COLUMN avatar TEXT;
+                    ALTER TABLE conversations ADD COLUMN announcement TEXT;
+                    ALTER TABLE conversations ADD COLUMN announcement_by INTEGER;
+                    ALTER TABLE conversations ADD COLUMN announcement_at INTEGER;
+                    ALTER TABLE conversations ADD COLUMN join_policy TEXT NOT NULL DEFAULT 'open'
+                        CHECK (join_policy IN ('open', 'approval', 'invite_only'));
+                    ALTER TABLE conversations ADD COLUMN mute_all INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE conversations ADD COLUMN member_limit INTEGER NOT NULL DEFAULT 2000;
+                    ALTER TABLE conversations ADD COLUMN owner_id INTEGER;
+                    ALTER TABLE conversations ADD COLUMN dissolved_at INTEGER;
+                    ALTER TABLE conversations ADD COLUMN members_version INTEGER NOT NULL DEFAULT 0;
+                    UPDATE conversations SET owner_id = (
+                        SELECT user_id FROM members WHERE conversation_id = conversations.id AND role = 'owner');
+                    ALTER TABLE members ADD COLUMN nickname TEXT;
+                    ALTER TABLE members ADD COLUMN muted_until INTEGER;
+
+                    CREATE TABLE invite_links (
+                        code TEXT PRIMARY KEY NOT NULL,
+                        conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                        created_by INTEGER NOT NULL REFERENCES users(id),
+                        created_at INTEGER NOT NULL,
+                        expires_at INTEGER,
+                        max_uses INTEGER,
+                        uses INTEGER NOT NULL DEFAULT 0,
+                        revoked_at INTEGER
+                    ) WITHOUT ROWID;
+                    CREATE INDEX invite_links_by_conversation ON invite_links(conversation_id);
+
+                    CREATE TABLE join_requests (
+                        conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        invite_code TEXT NOT NULL,
+                        message TEXT NOT NULL,
+                        state TEXT NOT NULL CHECK (state IN ('pending', 'approved', 'rejected')),
+                        created_at INTEGER NOT NULL,
+                        resolved_by INTEGER,
+                        resolved_at INTEGER,
+                        PRIMARY KEY (conversation_id, user_id)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 }

@@ -23,9 +23,11 @@ public final class SQLiteStore: ParleyStore {
     /// Where committed changes go: this node's fan-out (SQLite serves one node).
     public let fanOut: LocalFanOut
     let groupCommit = GroupCommit()
-    /// While a savepoint of ``inSavepointPublishingOnCommit(_:_:)`` runs, the changes it
-    /// publishes wait here. Only the writer touches it, one write at a time.
-    private let heldChanges = Mutex<[StoreChange]?>(nil)
+    /// Member lists by version, so that a send does not read them (filled after commits).
+    let memberCache = MemberCache()
+    /// While a savepoint of ``inSavepointPublishingOnCommit(_:_:)`` runs, the actions it
+    /// registers for the commit wait here. Only the writer touches it, one write at a time.
+    private let heldActions = Mutex<[@Sendable () -> Void]?>(nil)
 
     /// Opens (creating if needed) the database at `path` and migrates it to the current schema.
     public init(path: String, durability: Durability = .full, fanOut: LocalFanOut = LocalFanOut()) throws {
@@ -68,30 +70,32 @@ public final class SQLiteStore: ParleyStore {
 
     /// Publishes `change` once the current transaction commits (in commit order).
     func publishAfterCommit(_ db: Database, _ change: StoreChange) {
-        let held = heldChanges.withLock { held -> Bool in
-            guard held != nil else { return false }
-            held?.append(change)
-            return true
-        }
-        if !held { register(change, in: db) }
+        let fanOut = self.fanOut
+        afterCommit(db) { fanOut.deliver(.stored(change)) }
     }
 
-    /// Runs `body` in a savepoint. What it publishes is published at the commit only if the
+    /// Runs `action` once the current transaction commits (in commit order), and never if it
+    /// (or the savepoint of ``inSavepointPublishingOnCommit(_:_:)`` around it) rolls back.
+    func afterCommit(_ db: Database, _ action: @escaping @Sendable () -> Void) {
+        let held = heldActions.withLock { held -> Bool in
+            guard held != nil else { return false }
+            held?.append(action)
+            return true
+        }
+        if !held { db.afterNextTransaction { _ in action() } }
+    }
+
+    /// Runs `body` in a savepoint. What it registers for the commit runs only if the
     /// savepoint itself was kept: GRDB's commit hooks do not see a savepoint roll back.
     func inSavepointPublishingOnCommit<T>(_ db: Database, _ body: () throws -> T) throws -> T {
-        heldChanges.withLock { $0 = [] }
-        defer { heldChanges.withLock { $0 = nil } }
+        heldActions.withLock { $0 = [] }
+        defer { heldActions.withLock { $0 = nil } }
         var value: T?
         try db.inSavepoint {
             value = try body()
             return .commit
         }
-        for change in heldChanges.withLock({ $0 ?? [] }) { register(change, in: db) }
+        for action in heldActions.withLock({ $0 ?? [] }) { db.afterNextTransaction { _ in action() } }
         return value!
-    }
-
-    private func register(_ change: StoreChange, in db: Database) {
-        let fanOut = self.fanOut
-        db.afterNextTransaction { _ in fanOut.deliver(.stored(change)) }
     }
 }

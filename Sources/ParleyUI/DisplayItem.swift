@@ -9,13 +9,15 @@ public enum DisplayItem: Identifiable, Hashable, Sendable {
     case message(ChatItem, showsSender: Bool)
     /// A message of a kind this version cannot show.
     case unsupported(ChatItem)
+    /// A system message: a centred line such as "alice removed bob" (see ``NoticeText``).
+    case notice(ChatItem, SystemNotice)
     /// A row the app supplies (a banner, an "encryption on" notice, …), shown at the top.
     case custom(id: String, payload: String)
 
     public var id: String {
         switch self {
         case .timeSeparator(_, let before): "time/\(before)"
-        case .message(let item, _), .unsupported(let item): "message/\(item.id)"
+        case .message(let item, _), .unsupported(let item), .notice(let item, _): "message/\(item.id)"
         case .custom(let id, _): "custom/\(id)"
         }
     }

@@ -3,7 +3,8 @@ import ParleyKit
 
 /// Turns a ``ChatContext``'s items into display rows (SPEC 4): time separators when more
 /// than `separatorGap` passed between messages, consecutive messages of one sender grouped
-/// (within `groupingGap`), app rows at the top, placeholders for unsupported kinds; and
+/// (within `groupingGap`), system messages as notice rows (which end a run), app rows at
+/// the top, placeholders for unsupported kinds; and
 /// emits the steps from the previous rows to the new ones.
 ///
 /// Data flows one way: the presenter reads the context's updates and never changes it;
@@ -23,16 +24,24 @@ public struct MessageListPresenter: Sendable {
     public func rows(for items: [ChatItem]) -> [DisplayItem] {
         var rows = customItems.map { DisplayItem.custom(id: $0.id, payload: $0.payload) }
         var previous: ChatItem?
+        /// The sender of the run the next message may continue (none after a notice).
+        var runSender: UserID?
         for item in items {
             let gap = previous.map { item.time - $0.time } ?? .max
             if previous == nil || gap > separatorGap {
                 rows.append(.timeSeparator(at: item.time, before: item.id))
             }
-            if case .unsupported = item.typedContent {
+            switch item.typedContent {
+            case .unsupported:
                 rows.append(.unsupported(item))
-            } else {
-                let continues = previous?.senderId == item.senderId && gap <= groupingGap
+                runSender = item.senderId
+            case .system(let notice):
+                rows.append(.notice(item, notice))
+                runSender = nil
+            default:
+                let continues = runSender == item.senderId && gap <= groupingGap
                 rows.append(.message(item, showsSender: !continues))
+                runSender = item.senderId
             }
             previous = item
         }

@@ -88,6 +88,12 @@ private actor ChatScreen {
                     if before.delivery != item.delivery, let delivery = item.delivery {
                         printNow("  \(symbol(delivery)) \(quote(item)) \(label(delivery))")
                     }
+                } else if case .system(let notice) = item.typedContent {
+                    for id in [notice.actorId].compactMap({ $0 }) + notice.userIds { _ = await name(id) }
+                    printNow(
+                        "\(earlierMark(seq: item.seq, newestShown: newestShownSeq))[\(clock(item.time))] \(render(item.typedContent, names: names))"
+                    )
+                    if let seq = item.seq { readUpTo = max(readUpTo ?? 0, seq) }
                 } else {
                     let sender = await name(item.senderId)
                     let state = item.delivery.map { "  [\(label($0))]" } ?? ""

@@ -3,6 +3,7 @@ import Foundation
 import ParleyCore
 import ParleyKit
 import ParleyKitTransport
+import ParleyUI
 
 /// Options every client command shares.
 struct ClientOptions: ParsableArguments {
@@ -154,8 +155,8 @@ func title(_ conversation: ConversationSummary, client: ParleyClient) async -> S
     return "@\(user.username)"
 }
 
-/// The text of a message for a terminal.
-func render(_ content: MessageContent) -> String {
+/// The text of a message for a terminal; `names` are the usernames a notice may mention.
+func render(_ content: MessageContent, names: [UserID: String] = [:]) -> String {
     switch content {
     case .text(let text, _): text
     case .reply(let text, let seq, _): "↪ #\(seq) \(text)"
@@ -165,7 +166,7 @@ func render(_ content: MessageContent) -> String {
     case .file(_, let name, let size): "[file \(name), \(size) bytes]"
     case .sticker(let pack, let sticker): "[sticker \(pack)/\(sticker)]"
     case .location(let latitude, let longitude, let name): "[location \(name ?? "") \(latitude),\(longitude)]"
-    case .system(let event, _): "* \(event)"
+    case .system(let notice): "* " + NoticeText.describe(notice) { names[$0] ?? "user \($0)" }
     case .unsupported(let kind, _): "[unsupported message: \(kind)]"
     }
 }

@@ -59,6 +59,9 @@ struct Serve: AsyncParsableCommand {
     )
     var maxConnectionsPerIp: Int?
 
+    @Option(help: "The member limit of new groups (PARLEY_MAX_GROUP_MEMBERS). Default 2000.")
+    var maxGroupMembers: Int?
+
     @Option(help: "Failed logins before an account is locked for 15 minutes (PARLEY_MAX_FAILED_LOGINS). Default 5.")
     var maxFailedLogins: Int?
 
@@ -123,6 +126,9 @@ struct Serve: AsyncParsableCommand {
             maxConnectionsPerIp, "PARLEY_MAX_CONNECTIONS_PER_IP", "connection limit", 0...1_000_000)
         {
             configuration.maxConnectionsPerIP = count
+        }
+        if let count = try integer(maxGroupMembers, "PARLEY_MAX_GROUP_MEMBERS", "group member limit", 2...100_000) {
+            configuration.maxGroupMembers = count
         }
         if let count = try integer(maxFailedLogins, "PARLEY_MAX_FAILED_LOGINS", "failed login limit", 1...1_000) {
             configuration.maxFailedLogins = count

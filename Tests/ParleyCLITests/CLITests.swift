@@ -40,8 +40,11 @@ import Testing
 
         #expect(try await alice.succeed(["group", "create", "team", "bob"]).contains("with 2 members"))
         #expect(try await bob.succeed(["send", "team", "hi", "team"]).contains("Sent to #team (#1)."))
+        let byMember = try await bob.run(["group", "rename", "team", "bobs crew"])
+        #expect(byMember.status != 0)
+        #expect(byMember.errors.contains("Only the owner and admins can change the group's profile."))
         #expect(
-            try await bob.succeed(["group", "rename", "team", "launch crew"]) == "Renamed #team to #launch crew.\n")
+            try await alice.succeed(["group", "rename", "team", "launch crew"]) == "Renamed #team to #launch crew.\n")
         #expect(try await alice.succeed(["conversations"]).contains("#launch crew"))
         let listBefore = try await alice.succeed(["conversations"])
         for target in ["bob", "999", "nosuch", "carol"] {

@@ -102,8 +102,11 @@ import Testing
             (
                 UserEvent(
                     seq: 5, at: 9,
-                    ConversationUpdated(conversationId: ConversationID(7), name: "发布", updatedBy: UserID(2)).body),
-                #"{"seq":5,"type":"conversation.updated","conversationId":7,"name":"发布","updatedBy":2,"at":9}"#
+                    ConversationUpdated(
+                        conversationId: ConversationID(7), group: GroupProfile(name: "发布", ownerId: UserID(1)),
+                        updatedBy: UserID(2)
+                    ).body),
+                #"{"seq":5,"type":"conversation.updated","conversationId":7,"name":"发布","updatedBy":2,"group":{"name":"发布","description":"","joinPolicy":"open","muteAll":false,"memberLimit":2000,"ownerId":1},"at":9}"#
             ),
         ]
         for (event, wire) in cases {

@@ -40,7 +40,12 @@ import Testing
                 createdAt: 0, lastActivityAt: 0)
         }
         func renamed(_ name: String, seq: Int64) -> UserEvent {
-            UserEvent(seq: seq, at: 0, ConversationUpdated(conversationId: id, name: name, updatedBy: UserID(2)).body)
+            UserEvent(
+                seq: seq, at: 0,
+                ConversationUpdated(
+                    conversationId: id, group: GroupProfile(name: name, ownerId: UserID(2)), updatedBy: UserID(2)
+                )
+                .body)
         }
         _ = try store.applySync(
             SyncResponse(conversations: [summary("first")], events: [], cursor: "c1", hasMore: false))

@@ -400,30 +400,41 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.available)
-    func renamingAGroupTellsEveryMemberOnceAndOnlyMembersRenameOnlyGroups(_ backend: StoreBackend) async throws {
+    func renamingAGroupTellsEveryMemberOnceAndOnlyManagersRenameOnlyGroups(_ backend: StoreBackend) async throws {
         let store = try await backend.make()
         let users = try await makeUsers(store, "alice", "bob", "eve")
         let group = try await store.createGroup(name: "old", ownerId: users[0], memberIds: [users[1]], at: Self.now).id
         let cursor = try await store.sync(userId: users[0], since: nil, limit: 100).cursor
+        let rename = GroupChange.updateProfile(.init(name: "new"))
 
-        let update = try await store.renameGroup(group, to: "new", by: users[1], at: Self.now + 1)
-        #expect(update == ConversationUpdated(conversationId: group, name: "new", updatedBy: users[1]))
-        #expect(try await store.renameGroup(group, to: "new", by: users[0], at: Self.now + 2) == nil)
+        _ = try await store.changeGroup(group, rename, by: users[0], at: Self.now + 1)
+        _ = try await store.changeGroup(group, rename, by: users[0], at: Self.now + 2)
 
         let changes = try await store.sync(userId: users[0], since: cursor, limit: 100)
         #expect(changes.conversations.map(\.name) == ["new"])
-        #expect(changes.events.map(\.body) == [update!.body])
+        #expect(changes.conversations.first?.group?.name == "new")
+        let expected = ConversationUpdated(
+            conversationId: group, group: GroupProfile(name: "new", ownerId: users[0]), updatedBy: users[0])
+        #expect(changes.events.map(\.body) == [expected.body], "once: the same name again changes nothing")
         #expect(changes.events.first?.at == Self.now + 1)
         let bobsEvents = try await store.sync(userId: users[1], since: cursor, limit: 100).events
-        #expect(bobsEvents.map(\.body) == [update!.body], "the renamer's other devices hear it too")
+        #expect(bobsEvents.map(\.body) == [expected.body])
+        let history = try await store.history(of: group, for: users[1], query: HistoryQuery(after: 0))
+        #expect(
+            history.messages.map(\.typedContent) == [.system(SystemNotice(.groupRenamed, by: users[0], text: "new"))],
+            "the rename is a system message in the conversation's seq")
 
+        let member = await #expect(throws: ParleyError.self) {
+            _ = try await store.changeGroup(group, .updateProfile(.init(name: "mine")), by: users[1], at: Self.now)
+        }
+        #expect(member?.code == .forbidden)
         let outsider = await #expect(throws: ParleyError.self) {
-            _ = try await store.renameGroup(group, to: "mine", by: users[2], at: Self.now)
+            _ = try await store.changeGroup(group, .updateProfile(.init(name: "mine")), by: users[2], at: Self.now)
         }
         #expect(outsider?.code == .notAMember)
         let direct = try await store.openDirectConversation(between: users[0], and: users[1], at: Self.now).id
         let notAGroup = await #expect(throws: ParleyError.self) {
-            _ = try await store.renameGroup(direct, to: "pair", by: users[0], at: Self.now)
+            _ = try await store.changeGroup(direct, .updateProfile(.init(name: "pair")), by: users[0], at: Self.now)
         }
         #expect(notAGroup?.code == .forbidden)
         #expect(try await store.conversation(group, for: users[0]).conversation.name == "new")
@@ -528,5 +539,19 @@ final class RevocationLog: Sendable {
             try await Task.sleep(for: .milliseconds(5))
         }
         return revoked.withLock { $0 }
+    }
+}
+
+extension ParleyStore {
+    /// A group with the default member limit.
+    func createGroup(name: String, ownerId: UserID, memberIds: [UserID], at now: Int64) async throws
+        -> ConversationSummary
+    {
+        try await createGroup(
+            name: name, ownerId: ownerId, memberIds: memberIds, memberLimit: Limits.maxGroupMembers, at: now)
+    }
+
+    func addMembers(_ userIds: [UserID], to id: ConversationID, by actorId: UserID, at now: Int64) async throws {
+        _ = try await changeGroup(id, .addMembers(userIds), by: actorId, at: now)
     }
 }

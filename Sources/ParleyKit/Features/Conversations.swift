@@ -43,12 +43,12 @@ public struct Conversations: Sendable {
         return detail.conversation
     }
 
-    /// Renames a group this user is in (over the socket when it is up, else HTTP); every
-    /// member's devices hear it as a `conversation.updated` event.
+    /// Renames a group this user owns or administers (over the socket when it is up, else
+    /// HTTP); every member's devices hear it as a `conversation.updated` event.
     @discardableResult
     public func rename(_ conversationId: ConversationID, to name: String) async throws -> ConversationSummary {
         let detail: ConversationDetail = try await requests(
-            .rename, RenameGroupRequest(conversationId: conversationId, name: name), http: .renameGroup,
+            .updateGroup, UpdateGroupRequest(conversationId: conversationId, name: name), http: .updateGroup,
             conversationId)
         try store.saveConversation(detail.conversation)
         return detail.conversation

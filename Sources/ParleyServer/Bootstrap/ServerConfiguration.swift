@@ -1,3 +1,4 @@
+import ParleyCore
 import ParleyStoreSQLite
 
 /// Everything `parley serve` can be told; the defaults run a complete server with nothing
@@ -42,6 +43,8 @@ public struct ServerConfiguration: Sendable {
     /// Open connections one IP address may have; more are closed at once. 0: no limit
     /// (behind a reverse proxy, where every connection comes from the proxy).
     public var maxConnectionsPerIP = 1_000
+    /// The member limit new groups get (`--max-group-members`; default ``Limits/maxGroupMembers``).
+    public var maxGroupMembers = Limits.maxGroupMembers
 
     public init() {}
 

@@ -15,6 +15,7 @@ struct ServerParts {
     let metrics = ServerMetrics()
     private let accountController: AccountController
     private let conversationController: ConversationController
+    private let groupController: GroupController
     private let messageController: MessageController
     private let syncController: SyncController
     private let typingController: TypingController
@@ -25,12 +26,14 @@ struct ServerParts {
         accounts = AccountService(store: store, clock: clock, configuration: configuration)
         accountController = AccountController(accounts: accounts)
         conversationController = ConversationController(
-            conversations: ConversationService(store: store, clock: clock))
+            conversations: ConversationService(
+                store: store, clock: clock, maxGroupMembers: configuration.maxGroupMembers))
+        groupController = GroupController(groups: GroupService(store: store, clock: clock))
         messageController = MessageController(messages: MessageService(store: store, clock: clock, metrics: metrics))
         syncController = SyncController(sync: SyncService(store: store))
         typingController = TypingController(typing: TypingService(store: store, fanOut: storage.fanOut))
         frameHandlers = FrameHandlers(
-            conversationController.frameHandlers + messageController.frameHandlers + syncController.frameHandlers
+            groupController.frameHandlers + messageController.frameHandlers + syncController.frameHandlers
                 + typingController.frameHandlers)
         hub = ConnectionHub(fanOut: storage.fanOut, configuration: configuration, metrics: metrics, logger: logger)
         gateway = WebSocketGateway(
@@ -45,6 +48,7 @@ struct ServerParts {
         SystemController(store: store, metrics: metrics).addRoutes(to: routes)
         accountController.addRoutes(to: routes)
         conversationController.addRoutes(to: routes)
+        groupController.addRoutes(to: routes)
         messageController.addRoutes(to: routes)
         syncController.addRoutes(to: routes)
         routes.markServedElsewhere(.webSocket)

@@ -1,7 +1,7 @@
 import Hummingbird
 import ParleyCore
 
-/// Conversations, their members and their profile, over HTTP and the WebSocket.
+/// Listing, creating and reading conversations over HTTP (administration is ``GroupController``'s).
 struct ConversationController {
     let conversations: ConversationService
 
@@ -29,27 +29,6 @@ struct ConversationController {
         routes.authenticated(.getConversation) { _, context, identity in
             JSONResponse(try await conversations.conversation(try context.id("conversationId"), for: identity))
         }
-        routes.authenticated(.renameGroup) { request, context, identity in
-            let body = try await request.decodeJSON(RenameGroupRequest.self, context: context)
-            let conversationId: ConversationID = try context.id("conversationId")
-            try Self.checkSameConversation(body.conversationId, as: conversationId)
-            return JSONResponse(try await conversations.rename(conversationId, to: body.name, by: identity))
-        }
-        routes.authenticated(.addMembers) { request, context, identity in
-            let body = try await request.decodeJSON(AddMembersRequest.self, context: context)
-            return JSONResponse(
-                try await conversations.addMembers(body.userIds, to: try context.id("conversationId"), by: identity))
-        }
-    }
-
-    /// The request frames of conversations.
-    var frameHandlers: [FrameHandler] {
-        [
-            .result(.rename) { (body: RenameGroupRequest, request) in
-                try await conversations.rename(
-                    try request.conversationId(body.conversationId), to: body.name, by: request.identity)
-            }
-        ]
     }
 
     /// A body may repeat the conversation of the path, but not name another.

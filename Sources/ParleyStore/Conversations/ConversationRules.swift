@@ -30,10 +30,10 @@ public enum ConversationRules {
         return Set(requested).subtracting(current).sorted()
     }
 
-    /// Throws `group_full` when a group would have more than ``Limits/maxGroupMembers``.
-    /// Checked after ``requireExisting(_:existing:)``: a missing user is the first mistake named.
-    public static func checkCapacity(_ memberCount: Int) throws {
-        guard memberCount <= Limits.maxGroupMembers else { throw ParleyError.groupFull() }
+    /// Throws `group_full` when a group would have more than `limit` members. Checked after
+    /// ``requireExisting(_:existing:)``: a missing user is the first mistake named.
+    public static func checkCapacity(_ memberCount: Int, limit: Int) throws {
+        guard memberCount <= limit else { throw ParleyError.groupFull(limit: limit) }
     }
 
     /// The kind of a stored conversation; anything but a group counts as direct, so that no
@@ -42,19 +42,11 @@ public enum ConversationRules {
         stored == ConversationKind.group.rawValue ? .group : .direct
     }
 
-    /// Whether a rename changes anything.
-    public static func renames(_ current: String?, to name: String) -> Bool { current != name }
-
     /// Why a user gets no summary of conversation `id`: it exists and they are not in it, or
     /// it does not exist.
     public static func noSummary(of id: ConversationID, exists: Bool) -> ParleyError {
         exists
             ? ParleyError.notAMember(of: id) : ParleyError(.conversationNotFound, "Conversation \(id) does not exist.")
-    }
-
-    /// Only groups have a name to change.
-    public static func checkRenamable(_ kind: ConversationKind) throws {
-        guard kind == .group else { throw ParleyError(.forbidden, "Only groups can be renamed.") }
     }
 
     /// Throws `user_not_found` naming the first of `ids` (in order) missing from `existing`.

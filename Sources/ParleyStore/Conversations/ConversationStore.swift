@@ -6,16 +6,10 @@ public protocol ConversationStore: Sendable {
     /// for both) if it does not exist yet.
     func openDirectConversation(between userId: UserID, and peerId: UserID, at now: Int64) async throws
         -> ConversationSummary
-    /// A new group owned by `ownerId` with the given other members.
-    func createGroup(name: String, ownerId: UserID, memberIds: [UserID], at now: Int64) async throws
-        -> ConversationSummary
-    /// Adds users to a group `actorId` is a member of; returns those not already members.
-    func addMembers(_ userIds: [UserID], to conversationId: ConversationID, by actorId: UserID, at now: Int64)
-        async throws -> [UserID]
-    /// Renames a group `actorId` is a member of, with a `conversation.updated` event for every
-    /// member; nil when the name is already `name` (nothing changes).
-    func renameGroup(_ conversationId: ConversationID, to name: String, by actorId: UserID, at now: Int64)
-        async throws -> ConversationUpdated?
+    /// A new group owned by `ownerId` with the given other members, taking at most
+    /// `memberLimit` members. (Later changes go through ``GroupStore``.)
+    func createGroup(name: String, ownerId: UserID, memberIds: [UserID], memberLimit: Int, at now: Int64)
+        async throws -> ConversationSummary
     /// The conversation as `userId` sees it; throws `not_a_member` when they are not in it.
     func conversation(_ id: ConversationID, for userId: UserID) async throws -> ConversationDetail
     /// A page of a user's conversations, most recently active first, starting after `cursor`.

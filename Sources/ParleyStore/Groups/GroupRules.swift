@@ -1,0 +1,432 @@
+import Foundation
+import ParleyCore
+
+/// Who may change what in a group, and what each change writes: the system message that
+/// records it in the conversation's seq and the events that tell the affected users.
+///
+/// Ranks: the owner outranks admins, who outrank members. The owner and admins edit the
+/// profile, mute and remove those they outrank, and approve join requests; only the owner
+/// appoints admins, transfers and dissolves. A dissolved group takes no change.
+public enum GroupRules {
+    /// What `change` by `actorId` writes; nil when it changes nothing.
+    public static func decide(_ change: GroupChange, in state: GroupState, by actorId: UserID, at now: Int64)
+        throws -> (GroupEffects, GroupOutcome)?
+    {
+        if case .useLink(let code, let message) = change {
+            return try useLink(
+                code, message: message, in: state, profile: try groupProfile(state), by: actorId, at: now)
+        }
+        guard let actor = state.member(actorId) else { throw ParleyError.notAMember(of: state.id) }
+        let profile = try groupProfile(state)
+        guard profile.dissolvedAt == nil else { throw dissolved(state.id) }
+        var context = Context(state: state, profile: profile, actor: actor, now: now)
+        switch change {
+        case .updateProfile(let edit): try context.updateProfile(edit)
+        case .addMembers(let ids): try context.addMembers(ids)
+        case .updateMember(let userId, let edit): try context.updateMember(userId, edit)
+        case .removeMember(let userId): try context.removeMember(userId)
+        case .transfer(let userId): try context.transfer(to: userId)
+        case .dissolve: try context.dissolve()
+        case .createLink(let code, let expiresAt, let maxUses):
+            try context.createLink(code: code, expiresAt: expiresAt, maxUses: maxUses)
+        case .revokeLink(let code): try context.revokeLink(code)
+        case .resolveRequest(let userId, let approve): try context.resolveRequest(of: userId, approve: approve)
+        case .useLink: break
+        }
+        return context.result
+    }
+
+    /// Throws `muted` or `group_dissolved` when a member with `role` and `mutedUntil` may not
+    /// send to conversation `id` now.
+    public static func checkCanSend(
+        role: MemberRole, mutedUntil: Int64?, muteAll: Bool, dissolvedAt: Int64?, in id: ConversationID,
+        at now: Int64
+    ) throws {
+        guard dissolvedAt == nil else { throw dissolved(id) }
+        guard role == .member else { return }
+        if let until = mutedUntil, until > now {
+            throw ParleyError(
+                .muted,
+                until >= Limits.mutedUntilLifted
+                    ? "You are muted in this group until an admin lifts it."
+                    : "You are muted in this group until \(Date(timeIntervalSince1970: Double(until) / 1000).ISO8601Format()).",
+                until: until)
+        }
+        if muteAll { throw ParleyError(.muted, "Only the owner and admins may send while the group is muted.") }
+    }
+
+    /// Throws unless `link` still admits people at `now`.
+    public static func checkUsable(_ link: InviteLink?, at now: Int64) throws {
+        guard let link else { throw ParleyError(.inviteNotFound, "No such invite link.") }
+        if link.revokedAt != nil { throw ParleyError(.inviteExpired, "This invite link was revoked.") }
+        if let expiresAt = link.expiresAt, expiresAt <= now {
+            throw ParleyError(.inviteExpired, "This invite link expired.")
+        }
+        if let maxUses = link.maxUses, link.uses >= maxUses {
+            throw ParleyError(.inviteExpired, "This invite link has been used up.")
+        }
+    }
+
+    /// Whether `link` still admits people at `now`.
+    public static func isActive(_ link: InviteLink, at now: Int64) -> Bool {
+        (try? checkUsable(link, at: now)) != nil
+    }
+
+    /// The links `member` may see: all for the owner and admins, their own for a member.
+    public static func visibleLinks(_ links: [InviteLink], to member: Member) -> [InviteLink] {
+        member.role == .member ? links.filter { $0.createdBy == member.userId } : links
+    }
+
+    /// Throws unless `member` may see the group's join requests.
+    public static func checkCanSeeRequests(_ member: Member) throws {
+        guard member.role != .member else {
+            throw ParleyError(.forbidden, "Only the owner and admins handle join requests.")
+        }
+    }
+
+    private static func groupProfile(_ state: GroupState) throws -> GroupProfile {
+        guard state.kind == .group, let profile = state.profile else {
+            throw ParleyError(.forbidden, "Only groups have members to manage and a profile to change.")
+        }
+        return profile
+    }
+
+    private static func dissolved(_ id: ConversationID) -> ParleyError {
+        ParleyError(.groupDissolved, "Group \(id) was dissolved; it is read-only.")
+    }
+
+    private static func rank(_ role: MemberRole) -> Int {
+        switch role {
+        case .owner: 2
+        case .admin: 1
+        case .member: 0
+        }
+    }
+
+    /// Joining with a link: the link must work; a member already in is left as is; a group
+    /// that wants approval gets a request (merged with one already pending); else the user
+    /// joins and the link counts a use.
+    private static func useLink(
+        _ code: String, message: String, in state: GroupState, profile: GroupProfile, by userId: UserID, at now: Int64
+    ) throws -> (GroupEffects, GroupOutcome)? {
+        try checkUsable(state.link, at: now)
+        guard var link = state.link, link.code == code else {
+            throw ParleyError(.inviteNotFound, "No such invite link.")
+        }
+        guard profile.dissolvedAt == nil else { throw dissolved(state.id) }
+        guard state.member(userId) == nil else { return nil }
+        var effects = GroupEffects()
+        if profile.joinPolicy == .approval {
+            let pending = state.pendingRequests.first { $0.userId == userId }
+            var request =
+                pending
+                ?? JoinRequest(
+                    conversationId: state.id, userId: userId, inviteCode: code, message: message, createdAt: now)
+            if pending != nil, !message.isEmpty { request.message = message }
+            if pending == nil {
+                link.uses += 1
+                effects.links = [link]
+            }
+            effects.requests = [request]
+            effects.announcements = [
+                Announcement(to: state.managers + [userId], JoinRequestUpdated(request: request).body)
+            ]
+            return (effects, GroupOutcome(link: link, request: request))
+        }
+        try ConversationRules.checkCapacity(state.members.count + 1, limit: profile.memberLimit)
+        link.uses += 1
+        effects.links = [link]
+        effects.added = [userId]
+        effects.notices = [SystemNotice(.memberJoined, by: userId, about: [userId])]
+        effects.noticeRecipients = state.members.map(\.userId) + [userId]
+        effects.announcements = ConversationRules.joinAnnouncements(
+            [userId], to: state.id, existing: state.members.map(\.userId))
+        return (effects, GroupOutcome(link: link))
+    }
+
+    /// The decisions of one change by a member, collected into effects.
+    private struct Context {
+        let state: GroupState
+        var profile: GroupProfile
+        let actor: Member
+        let now: Int64
+        var effects = GroupEffects()
+        var outcome = GroupOutcome()
+        var changed = false
+
+        init(state: GroupState, profile: GroupProfile, actor: Member, now: Int64) {
+            self.state = state
+            self.profile = profile
+            self.actor = actor
+            self.now = now
+        }
+
+        var result: (GroupEffects, GroupOutcome)? { changed ? (effects, outcome) : nil }
+        var memberIds: [UserID] { state.members.map(\.userId) }
+
+        func requireManager(_ what: String) throws {
+            guard actor.role != .member else {
+                throw ParleyError(.forbidden, "Only the owner and admins can \(what).")
+            }
+        }
+
+        func requireOwner(_ what: String) throws {
+            guard actor.role == .owner else { throw ParleyError(.forbidden, "Only the owner can \(what).") }
+        }
+
+        func target(_ userId: UserID) throws -> Member {
+            guard let member = state.member(userId) else {
+                throw ParleyError(.memberNotFound, "User \(userId) is not a member of conversation \(state.id).")
+            }
+            return member
+        }
+
+        /// Throws unless the actor outranks `target`.
+        func requireOutranks(_ target: Member, _ what: String) throws {
+            guard GroupRules.rank(actor.role) > GroupRules.rank(target.role) else {
+                throw ParleyError(
+                    .forbidden,
+                    target.role == .member
+                        ? "Only the owner and admins can \(what) a member."
+                        : "Only the owner can \(what) an admin; nobody can \(what) the owner.")
+            }
+        }
+
+        /// Records a notice (a system message) and the events that go with it.
+        mutating func record(_ notices: [SystemNotice], _ announcements: [Announcement], recipients: [UserID]? = nil) {
+            changed = true
+            effects.notices += notices
+            effects.noticeRecipients = recipients ?? memberIds
+            effects.announcements += announcements
+        }
+
+        mutating func updateProfile(_ edit: GroupChange.ProfileEdit) throws {
+            try requireManager("change the group's profile")
+            var notices: [SystemNotice] = []
+            let actorId = actor.userId
+            if let name = edit.name, name != profile.name {
+                profile.name = name
+                notices.append(SystemNotice(.groupRenamed, by: actorId, text: name))
+            }
+            if let description = edit.description, description != profile.description {
+                profile.description = description
+                notices.append(SystemNotice(.descriptionUpdated, by: actorId, text: description))
+            }
+            if let avatar = edit.avatar, avatar != (profile.avatar ?? "") {
+                profile.avatar = avatar.isEmpty ? nil : avatar
+                notices.append(SystemNotice(.avatarUpdated, by: actorId))
+            }
+            if let text = edit.announcement, text != (profile.announcement?.text ?? "") {
+                profile.announcement =
+                    text.isEmpty ? nil : GroupAnnouncement(text: text, updatedBy: actorId, updatedAt: now)
+                notices.append(SystemNotice(.announcementUpdated, by: actorId, text: text))
+            }
+            if let policy = edit.joinPolicy, policy != profile.joinPolicy {
+                profile.joinPolicy = policy
+                notices.append(SystemNotice(.joinPolicyUpdated, by: actorId, text: policy.rawValue))
+            }
+            if let muteAll = edit.muteAll, muteAll != profile.muteAll {
+                profile.muteAll = muteAll
+                notices.append(SystemNotice(muteAll ? .muteAllOn : .muteAllOff, by: actorId))
+            }
+            guard !notices.isEmpty else { return }
+            effects.profile = profile
+            record(notices, [profileAnnouncement()])
+        }
+
+        func profileAnnouncement() -> Announcement {
+            Announcement(
+                to: memberIds,
+                ConversationUpdated(conversationId: state.id, group: profile, updatedBy: actor.userId).body)
+        }
+
+        mutating func addMembers(_ ids: [UserID]) throws {
+            switch profile.joinPolicy {
+            case .open: break
+            case .approval: try requireManager("add members to this group directly; share an invite link instead")
+            case .inviteOnly: try requireManager("invite people to this group")
+            }
+            let added = try ConversationRules.membersToAdd(ids, to: .group, current: memberIds)
+            try ConversationRules.requireExisting(added, existing: state.existingUsers)
+            guard !added.isEmpty else { return }
+            try ConversationRules.checkCapacity(memberIds.count + added.count, limit: profile.memberLimit)
+            admit(added)
+        }
+
+        /// Adds `users` with a `member.joined` notice by the actor; their pending requests
+        /// count as approved.
+        mutating func admit(_ users: [UserID]) {
+            effects.added = users
+            let approved = state.pendingRequests.filter { users.contains($0.userId) }.map { approve($0, true) }
+            effects.requests += approved
+            record(
+                [SystemNotice(.memberJoined, by: actor.userId, about: users)],
+                ConversationRules.joinAnnouncements(users, to: state.id, existing: memberIds)
+                    + approved.map(requestAnnouncement), recipients: memberIds + users)
+        }
+
+        func approve(_ request: JoinRequest, _ approve: Bool) -> JoinRequest {
+            var request = request
+            request.state = approve ? .approved : .rejected
+            request.resolvedBy = actor.userId
+            request.resolvedAt = now
+            return request
+        }
+
+        func requestAnnouncement(_ request: JoinRequest) -> Announcement {
+            Announcement(
+                to: Array(Set(state.managers + [request.userId])).sorted(), JoinRequestUpdated(request: request).body)
+        }
+
+        mutating func updateMember(_ userId: UserID, _ edit: GroupChange.MemberEdit) throws {
+            var member = try target(userId)
+            let before = member
+            var notices: [SystemNotice] = []
+            if let nickname = edit.nickname {
+                guard userId == actor.userId else {
+                    throw ParleyError(.forbidden, "Members set their own group nickname only.")
+                }
+                member.nickname = nickname.isEmpty ? nil : nickname
+            }
+            if let role = edit.role, role != member.role {
+                try requireOwner("appoint or remove admins")
+                guard role != .owner, member.role != .owner else {
+                    throw ParleyError(.invalidField, "Ownership moves with POST /v1/conversations/{id}/transfer.")
+                }
+                member.role = role
+                notices.append(
+                    SystemNotice(role == .admin ? .adminAdded : .adminRemoved, by: actor.userId, about: [userId]))
+            }
+            if let until = edit.mutedUntil {
+                try requireOutranks(before, "mute")
+                let lifting = until == 0
+                if lifting ? member.isMuted(at: now) : member.mutedUntil != until {
+                    member.mutedUntil = lifting ? nil : until
+                    notices.append(
+                        lifting
+                            ? SystemNotice(.memberUnmuted, by: actor.userId, about: [userId])
+                            : SystemNotice(.memberMuted, by: actor.userId, about: [userId], until: until))
+                }
+            }
+            guard member != before else { return }
+            effects.updatedMembers = [member]
+            changed = true
+            effects.notices = notices
+            effects.noticeRecipients = memberIds
+            effects.announcements = [
+                Announcement(
+                    to: memberIds,
+                    MembersUpdated(conversationId: state.id, members: [member], updatedBy: actor.userId).body)
+            ]
+        }
+
+        mutating func removeMember(_ userId: UserID) throws {
+            let member = try target(userId)
+            let leaving = userId == actor.userId
+            if leaving {
+                guard member.role != .owner else {
+                    throw ParleyError(
+                        .ownerMustTransfer, "The owner cannot leave: transfer the group to a member, or dissolve it.")
+                }
+            } else {
+                try requireOutranks(member, "remove")
+            }
+            let reason: RemovalReason = leaving ? .left : .removed
+            effects.removed = [userId]
+            let rest = memberIds.filter { $0 != userId }
+            record(
+                [
+                    leaving
+                        ? SystemNotice(.memberLeft, by: userId)
+                        : SystemNotice(.memberRemoved, by: actor.userId, about: [userId])
+                ],
+                [
+                    Announcement(
+                        to: [userId],
+                        ConversationRemoved(conversationId: state.id, reason: reason, removedBy: actor.userId).body),
+                    Announcement(
+                        to: rest,
+                        MembersRemoved(
+                            conversationId: state.id, userIds: [userId], reason: reason, removedBy: actor.userId
+                        ).body),
+                ])
+        }
+
+        mutating func transfer(to userId: UserID) throws {
+            try requireOwner("transfer the group")
+            var heir = try target(userId)
+            guard userId != actor.userId else { return }
+            var former = actor
+            heir.role = .owner
+            heir.mutedUntil = nil
+            former.role = .admin
+            profile.ownerId = userId
+            effects.profile = profile
+            effects.updatedMembers = [former, heir]
+            record(
+                [SystemNotice(.ownerTransferred, by: actor.userId, about: [userId])],
+                [
+                    profileAnnouncement(),
+                    Announcement(
+                        to: memberIds,
+                        MembersUpdated(conversationId: state.id, members: [former, heir], updatedBy: actor.userId).body
+                    ),
+                ])
+        }
+
+        mutating func dissolve() throws {
+            try requireOwner("dissolve the group")
+            profile.dissolvedAt = now
+            effects.profile = profile
+            record([SystemNotice(.groupDissolved, by: actor.userId)], [profileAnnouncement()])
+        }
+
+        mutating func createLink(code: String, expiresAt: Int64?, maxUses: Int?) throws {
+            if profile.joinPolicy == .inviteOnly { try requireManager("create invite links for this group") }
+            guard state.activeLinkCount < Limits.maxActiveInviteLinks else {
+                throw ParleyError(
+                    .tooManyInviteLinks,
+                    "A group may have at most \(Limits.maxActiveInviteLinks) working invite links; revoke one first.")
+            }
+            let link = InviteLink(
+                code: code, conversationId: state.id, createdBy: actor.userId, createdAt: now, expiresAt: expiresAt,
+                maxUses: maxUses)
+            effects.links = [link]
+            outcome.link = link
+            changed = true
+        }
+
+        mutating func revokeLink(_ code: String) throws {
+            guard var link = state.link, link.code == code else {
+                throw ParleyError(.inviteNotFound, "No such invite link.")
+            }
+            guard actor.role != .member || link.createdBy == actor.userId else {
+                throw ParleyError(.forbidden, "Only the owner, admins and the link's creator can revoke it.")
+            }
+            outcome.link = link
+            guard link.revokedAt == nil else { return }
+            link.revokedAt = now
+            effects.links = [link]
+            outcome.link = link
+            changed = true
+        }
+
+        mutating func resolveRequest(of userId: UserID, approve: Bool) throws {
+            try GroupRules.checkCanSeeRequests(actor)
+            guard let request = state.pendingRequests.first(where: { $0.userId == userId }) else {
+                throw ParleyError(.joinRequestNotFound, "User \(userId) has no pending request to join.")
+            }
+            guard approve, state.member(userId) == nil else {
+                let resolved = self.approve(request, approve)
+                effects.requests = [resolved]
+                outcome.request = resolved
+                changed = true
+                effects.announcements = [requestAnnouncement(resolved)]
+                return
+            }
+            try ConversationRules.checkCapacity(memberIds.count + 1, limit: profile.memberLimit)
+            admit([userId])
+            outcome.request = effects.requests.first
+        }
+    }
+}

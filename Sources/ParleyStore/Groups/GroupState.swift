@@ -1,0 +1,76 @@
+import ParleyCore
+
+/// The facts about one conversation that ``GroupRules`` decides on, read by a backend in
+/// the transaction that will write the decision.
+public struct GroupState: Sendable {
+    public var id: ConversationID
+    public var kind: ConversationKind
+    /// Nil for a direct conversation.
+    public var profile: GroupProfile?
+    public var members: [Member]
+    /// The link the change names, if any and if it belongs to this group.
+    public var link: InviteLink?
+    /// The group's links that still work (for the limit on active links).
+    public var activeLinkCount: Int
+    /// The pending join requests.
+    public var pendingRequests: [JoinRequest]
+    /// Which of ``GroupChange/usersToCheck`` exist.
+    public var existingUsers: Set<UserID>
+
+    public init(
+        id: ConversationID, kind: ConversationKind, profile: GroupProfile?, members: [Member], link: InviteLink? = nil,
+        activeLinkCount: Int = 0, pendingRequests: [JoinRequest] = [], existingUsers: Set<UserID> = []
+    ) {
+        self.id = id
+        self.kind = kind
+        self.profile = profile
+        self.members = members
+        self.link = link
+        self.activeLinkCount = activeLinkCount
+        self.pendingRequests = pendingRequests
+        self.existingUsers = existingUsers
+    }
+
+    public func member(_ userId: UserID) -> Member? { members.first { $0.userId == userId } }
+
+    /// The owner and the admins: who hears about join requests.
+    public var managers: [UserID] { members.filter { $0.role != .member }.map(\.userId) }
+}
+
+/// What a group change writes, decided by ``GroupRules``; a backend applies it in this
+/// order: profile, new members, member updates, links, requests, notices (as system
+/// messages to ``noticeRecipients``), removals, announcements.
+public struct GroupEffects: Sendable {
+    /// The whole new profile, when it changed.
+    public var profile: GroupProfile?
+    public var added: [UserID] = []
+    /// Members whose role, mute or nickname changed, as they now stand.
+    public var updatedMembers: [Member] = []
+    public var removed: [UserID] = []
+    /// Links to insert or update (by code).
+    public var links: [InviteLink] = []
+    /// Requests to insert or replace (by conversation and user).
+    public var requests: [JoinRequest] = []
+    public var notices: [SystemNotice] = []
+    /// Who receives the notices: the members after the additions, before the removals.
+    public var noticeRecipients: [UserID] = []
+    public var announcements: [Announcement] = []
+
+    public init(profile: GroupProfile? = nil) { self.profile = profile }
+
+    /// Whether the member list changes (which invalidates cached member lists).
+    public var changesMembership: Bool { !added.isEmpty || !removed.isEmpty }
+}
+
+/// What a group change tells its caller.
+public struct GroupOutcome: Sendable, Hashable {
+    /// The link created, revoked or used.
+    public var link: InviteLink?
+    /// The join request filed or resolved.
+    public var request: JoinRequest?
+
+    public init(link: InviteLink? = nil, request: JoinRequest? = nil) {
+        self.link = link
+        self.request = request
+    }
+}

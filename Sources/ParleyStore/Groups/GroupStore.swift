@@ -1,0 +1,17 @@
+import ParleyCore
+
+/// Group administration: every change goes through one operation, decided by
+/// ``GroupRules`` and written in one transaction.
+public protocol GroupStore: Sendable {
+    /// Applies `change` to conversation `id` on behalf of `actorId`.
+    func changeGroup(_ id: ConversationID, _ change: GroupChange, by actorId: UserID, at now: Int64) async throws
+        -> GroupOutcome
+    /// The group an invite code leads to, for anyone holding a code that still works;
+    /// throws `invite_not_found` or `invite_expired` (see ``GroupRules/checkUsable(_:at:)``).
+    func invitePreview(_ code: String, at now: Int64) async throws -> InvitePreview
+    /// The group's links, newest first: all of them for the owner and admins, their own for
+    /// a member.
+    func inviteLinks(of id: ConversationID, for userId: UserID) async throws -> [InviteLink]
+    /// The pending join requests (oldest first), for the owner and admins.
+    func joinRequests(of id: ConversationID, for userId: UserID) async throws -> [JoinRequest]
+}

@@ -1,0 +1,181 @@
+import Foundation
+import GRDB
+import ParleyCore
+import ParleyStore
+
+extension SQLiteStore {
+    public func changeGroup(_ id: ConversationID, _ change: GroupChange, by actorId: UserID, at now: Int64)
+        async throws -> GroupOutcome
+    {
+        try await pool.write { db in
+            let state = try self.groupState(db, id, for: change, at: now)
+            guard let (effects, outcome) = try GroupRules.decide(change, in: state, by: actorId, at: now) else {
+                return GroupOutcome(link: state.link)
+            }
+            try self.apply(db, effects, to: id, by: actorId, at: now)
+            return outcome
+        }
+    }
+
+    public func invitePreview(_ code: String, at now: Int64) async throws -> InvitePreview {
+        try await pool.read { db in
+            let link = try Row.fetchOne(db, sql: "SELECT * FROM invite_links WHERE code = ?", arguments: [code])
+                .map(InviteLink.init(row:))
+            try GroupRules.checkUsable(link, at: now)
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM conversations WHERE id = ?", arguments: [link!.conversationId.rawValue])!
+            let profile = GroupProfile(row: row)!
+            return InvitePreview(
+                conversationId: link!.conversationId, name: profile.name, memberCount: row["member_count"],
+                joinPolicy: profile.joinPolicy)
+        }
+    }
+
+    public func inviteLinks(of id: ConversationID, for userId: UserID) async throws -> [InviteLink] {
+        try await pool.read { db in
+            let member = try Self.member(db, userId, of: id)
+            let links = try Row.fetchAll(
+                db, sql: "SELECT * FROM invite_links WHERE conversation_id = ? ORDER BY created_at DESC, code",
+                arguments: [id.rawValue]
+            ).map(InviteLink.init(row:))
+            return GroupRules.visibleLinks(links, to: member)
+        }
+    }
+
+    public func joinRequests(of id: ConversationID, for userId: UserID) async throws -> [JoinRequest] {
+        try await pool.read { db in
+            try GroupRules.checkCanSeeRequests(try Self.member(db, userId, of: id))
+            return try Self.pendingRequests(db, of: id)
+        }
+    }
+
+    /// `userId`'s membership of `id`; throws `not_a_member` (or `conversation_not_found`).
+    private static func member(_ db: Database, _ userId: UserID, of id: ConversationID) throws -> Member {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM members WHERE conversation_id = ? AND user_id = ?",
+                arguments: [id.rawValue, userId.rawValue])
+        else {
+            let exists = try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM conversations WHERE id = ?", arguments: [id.rawValue])
+            throw ConversationRules.noSummary(of: id, exists: exists == true)
+        }
+        return Member(row: row)
+    }
+
+    private static func pendingRequests(_ db: Database, of id: ConversationID) throws -> [JoinRequest] {
+        try Row.fetchAll(
+            db,
+            sql:
+                "SELECT * FROM join_requests WHERE conversation_id = ? AND state = 'pending' ORDER BY created_at, user_id",
+            arguments: [id.rawValue]
+        ).map(JoinRequest.init(row:))
+    }
+
+    /// The facts ``GroupRules`` needs for `change`.
+    private func groupState(_ db: Database, _ id: ConversationID, for change: GroupChange, at now: Int64) throws
+        -> GroupState
+    {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM conversations WHERE id = ?", arguments: [id.rawValue])
+        else {
+            throw ParleyError(.conversationNotFound, "Conversation \(id) does not exist.")
+        }
+        let members = try Row.fetchAll(
+            db, sql: "SELECT * FROM members WHERE conversation_id = ? ORDER BY joined_at, user_id",
+            arguments: [id.rawValue]
+        ).map(Member.init(row:))
+        let links = try Row.fetchAll(
+            db, sql: "SELECT * FROM invite_links WHERE conversation_id = ?", arguments: [id.rawValue]
+        ).map(InviteLink.init(row:))
+        return GroupState(
+            id: id, kind: ConversationRules.kind(stored: row["kind"]), profile: GroupProfile(row: row),
+            members: members, link: links.first { $0.code == change.inviteCode },
+            activeLinkCount: links.filter { GroupRules.isActive($0, at: now) }.count,
+            pendingRequests: try Self.pendingRequests(db, of: id),
+            existingUsers: try Self.existingUsers(db, change.usersToCheck))
+    }
+
+    /// Writes what ``GroupRules`` decided, in the order ``GroupEffects`` gives.
+    private func apply(
+        _ db: Database, _ effects: GroupEffects, to id: ConversationID, by actorId: UserID, at now: Int64
+    )
+        throws
+    {
+        let version = try nextVersion(db)
+        if let profile = effects.profile {
+            try db.execute(
+                sql: """
+                    UPDATE conversations SET name = ?, description = ?, avatar = ?, announcement = ?,
+                        announcement_by = ?, announcement_at = ?, join_policy = ?, mute_all = ?, owner_id = ?,
+                        dissolved_at = ?, version = ?
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    profile.name, profile.description, profile.avatar, profile.announcement?.text,
+                    profile.announcement?.updatedBy.rawValue, profile.announcement?.updatedAt,
+                    profile.joinPolicy.rawValue, profile.muteAll, profile.ownerId.rawValue, profile.dissolvedAt,
+                    version, id.rawValue,
+                ])
+        }
+        try insertMembers(db, effects.added.map { ($0, .member) }, into: id, version: version, at: now)
+        for member in effects.updatedMembers {
+            try db.execute(
+                sql: """
+                    UPDATE members SET role = ?, nickname = ?, muted_until = ?, version = ?
+                    WHERE conversation_id = ? AND user_id = ?
+                    """,
+                arguments: [
+                    member.role.rawValue, member.nickname, member.mutedUntil, version, id.rawValue,
+                    member.userId.rawValue,
+                ])
+        }
+        for link in effects.links {
+            try db.execute(
+                sql: """
+                    INSERT INTO invite_links (code, conversation_id, created_by, created_at, expires_at, max_uses, uses,
+                        revoked_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (code) DO UPDATE SET uses = excluded.uses, revoked_at = excluded.revoked_at
+                    """,
+                arguments: [
+                    link.code, id.rawValue, link.createdBy.rawValue, link.createdAt, link.expiresAt, link.maxUses,
+                    link.uses, link.revokedAt,
+                ])
+        }
+        for request in effects.requests {
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO join_requests (conversation_id, user_id, invite_code, message, state,
+                        created_at, resolved_by, resolved_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    id.rawValue, request.userId.rawValue, request.inviteCode, request.message, request.state.rawValue,
+                    request.createdAt, request.resolvedBy?.rawValue, request.resolvedAt,
+                ])
+        }
+        for notice in effects.notices {
+            _ = try insert(
+                db, try NewMessage(notice: notice, in: id, by: actorId, at: now), into: id,
+                recipients: effects.noticeRecipients)
+        }
+        for userId in effects.removed {
+            try db.execute(
+                sql: "DELETE FROM members WHERE conversation_id = ? AND user_id = ?",
+                arguments: [id.rawValue, userId.rawValue])
+        }
+        if effects.changesMembership {
+            try db.execute(
+                sql: """
+                    UPDATE conversations SET member_count = ?, members_version = ?, version = MAX(version, ?)
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    try Int.fetchOne(
+                        db, sql: "SELECT COUNT(*) FROM members WHERE conversation_id = ?", arguments: [id.rawValue]),
+                    version, version, id.rawValue,
+                ])
+        }
+        try announce(db, effects.announcements, at: now)
+    }
+}
