@@ -16,6 +16,9 @@ public enum ClientFrameType: String, Codable, Sendable, CaseIterable {
     case read
     /// An ``UpdateGroupRequest`` with `conversationId`; answered with a ``ConversationDetail``.
     case updateGroup = "update_group"
+    /// The earlier name of `update_group` (which takes the same body), kept for clients
+    /// written against it.
+    case rename
     /// A ``TypingRequest``: the user is typing in a conversation (sent again every few
     /// seconds while typing) or stopped; answered with an empty `result`.
     case typing

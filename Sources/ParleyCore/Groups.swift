@@ -57,8 +57,8 @@ public struct GroupProfile: Codable, Sendable, Hashable {
 }
 
 /// `PATCH /v1/conversations/{conversationId}`: the owner or an admin changes the group's
-/// profile. Each field present is set; at least one must be. (The WebSocket `rename` frame
-/// carries the same body, naming the conversation in it.)
+/// profile. Each field present is set; at least one must be. (The WebSocket `update_group`
+/// frame carries the same body, naming the conversation in it.)
 public struct UpdateGroupRequest: Codable, Sendable, Hashable, StrictDecodable {
     public var conversationId: ConversationID?
     public var name: String?

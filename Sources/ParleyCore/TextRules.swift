@@ -31,15 +31,16 @@ public enum TextRules {
     }
 
     /// A text of several lines (a description, an announcement, a note): trimmed, 0 to
-    /// `maxLength` characters, no control character but newline and tab.
+    /// `maxLength` characters, no control character but newline, carriage return and tab.
     public static func paragraph(_ text: String, field: String, maxLength: Int) throws -> String {
         let trimmed = text.trimmingWhitespace()
         guard length(trimmed) <= maxLength else {
             throw ParleyError(.invalidField, "'\(field)' must be at most \(maxLength) characters long.")
         }
-        guard !containsControlCharacter(trimmed, allowing: ["\n", "\t"]) else {
+        guard !containsControlCharacter(trimmed, allowing: ["\n", "\r", "\t"]) else {
             throw ParleyError(
-                .invalidField, "'\(field)' must not contain control characters other than newline and tab.")
+                .invalidField,
+                "'\(field)' must not contain control characters other than newline, carriage return and tab.")
         }
         return trimmed
     }

@@ -12,7 +12,8 @@ public struct UserEventType: OpenStringValue {
     public static let readMoved: UserEventType = "read.moved"
     /// The user's own profile changed.
     public static let profileUpdated: UserEventType = "profile.updated"
-    /// A conversation the user is in changed its profile (a group was renamed).
+    /// A group the user is in changed its profile (name, description, announcement, policy,
+    /// mute-all, owner, dissolution).
     public static let conversationUpdated: UserEventType = "conversation.updated"
     /// Members of a conversation the user is in changed role, mute or group nickname.
     public static let membersUpdated: UserEventType = "members.updated"

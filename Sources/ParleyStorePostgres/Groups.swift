@@ -7,29 +7,26 @@ extension PostgresStore {
         async throws -> GroupOutcome
     {
         try await write { connection, notes in
-            let state = try await self.groupState(connection, id, for: change, at: now)
-            guard let (effects, outcome) = try GroupRules.decide(change, in: state, by: actorId, at: now) else {
-                return GroupOutcome(link: state.link)
-            }
-            try await self.apply(connection, notes, effects, to: id, by: actorId, at: now)
+            let state = try await self.groupState(connection, id, for: change)
+            let (effects, outcome) = try GroupRules.decide(change, in: state, by: actorId, at: now)
+            if !effects.isEmpty { try await self.apply(connection, notes, effects, to: id, by: actorId, at: now) }
             return outcome
         }
     }
 
-    public func invitePreview(_ code: String, at now: Int64) async throws -> InvitePreview {
+    public func invite(_ code: String) async throws -> (link: InviteLink, group: GroupProfile, memberCount: Int) {
         try await read { connection in
-            let link = try await connection.rows(
-                "SELECT * FROM invite_links WHERE code = $1", [.text(code)], logger: self.logger
-            ).first.map(InviteLink.init(row:))
-            try GroupRules.checkUsable(link, at: now)
-            let row = try await connection.rows(
-                "SELECT * FROM conversations WHERE id = $1", [.int(link!.conversationId.rawValue)],
-                logger: self.logger
-            ).first!
-            let profile = try GroupProfile(row: row)!
-            return InvitePreview(
-                conversationId: link!.conversationId, name: profile.name,
-                memberCount: Int(try row.int("member_count")), joinPolicy: profile.joinPolicy)
+            guard
+                let link = try await connection.rows(
+                    "SELECT * FROM invite_links WHERE code = $1", [.text(code)], logger: self.logger
+                ).first.map(InviteLink.init(row:)),
+                let row = try await connection.rows(
+                    "SELECT * FROM conversations WHERE id = $1", [.int(link.conversationId.rawValue)],
+                    logger: self.logger
+                ).first,
+                let profile = try GroupProfile(row: row)
+            else { throw GroupRules.inviteNotFound() }
+            return (link, profile, Int(try row.int("member_count")))
         }
     }
 
@@ -81,7 +78,7 @@ extension PostgresStore {
 
     /// The facts ``GroupRules`` needs for `change`.
     private func groupState(
-        _ connection: PostgresConnection, _ id: ConversationID, for change: GroupChange, at now: Int64
+        _ connection: PostgresConnection, _ id: ConversationID, for change: GroupChange
     ) async throws -> GroupState {
         guard
             let row = try await connection.rows(
@@ -99,8 +96,7 @@ extension PostgresStore {
         ).map(InviteLink.init(row:))
         return GroupState(
             id: id, kind: ConversationRules.kind(stored: try row.text("kind")), profile: try GroupProfile(row: row),
-            members: members, link: links.first { $0.code == change.inviteCode },
-            activeLinkCount: links.filter { GroupRules.isActive($0, at: now) }.count,
+            members: members, links: links,
             pendingRequests: try await pendingRequests(connection, of: id),
             existingUsers: try await existingUsers(connection, change.usersToCheck))
     }

@@ -8,26 +8,23 @@ extension SQLiteStore {
         async throws -> GroupOutcome
     {
         try await pool.write { db in
-            let state = try self.groupState(db, id, for: change, at: now)
-            guard let (effects, outcome) = try GroupRules.decide(change, in: state, by: actorId, at: now) else {
-                return GroupOutcome(link: state.link)
-            }
-            try self.apply(db, effects, to: id, by: actorId, at: now)
+            let state = try self.groupState(db, id, for: change)
+            let (effects, outcome) = try GroupRules.decide(change, in: state, by: actorId, at: now)
+            if !effects.isEmpty { try self.apply(db, effects, to: id, by: actorId, at: now) }
             return outcome
         }
     }
 
-    public func invitePreview(_ code: String, at now: Int64) async throws -> InvitePreview {
+    public func invite(_ code: String) async throws -> (link: InviteLink, group: GroupProfile, memberCount: Int) {
         try await pool.read { db in
-            let link = try Row.fetchOne(db, sql: "SELECT * FROM invite_links WHERE code = ?", arguments: [code])
-                .map(InviteLink.init(row:))
-            try GroupRules.checkUsable(link, at: now)
-            let row = try Row.fetchOne(
-                db, sql: "SELECT * FROM conversations WHERE id = ?", arguments: [link!.conversationId.rawValue])!
-            let profile = GroupProfile(row: row)!
-            return InvitePreview(
-                conversationId: link!.conversationId, name: profile.name, memberCount: row["member_count"],
-                joinPolicy: profile.joinPolicy)
+            guard
+                let link = try Row.fetchOne(db, sql: "SELECT * FROM invite_links WHERE code = ?", arguments: [code])
+                    .map(InviteLink.init(row:)),
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM conversations WHERE id = ?", arguments: [link.conversationId.rawValue]),
+                let profile = GroupProfile(row: row)
+            else { throw GroupRules.inviteNotFound() }
+            return (link, profile, row["member_count"])
         }
     }
 
@@ -73,7 +70,7 @@ extension SQLiteStore {
     }
 
     /// The facts ``GroupRules`` needs for `change`.
-    private func groupState(_ db: Database, _ id: ConversationID, for change: GroupChange, at now: Int64) throws
+    private func groupState(_ db: Database, _ id: ConversationID, for change: GroupChange) throws
         -> GroupState
     {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM conversations WHERE id = ?", arguments: [id.rawValue])
@@ -89,8 +86,7 @@ extension SQLiteStore {
         ).map(InviteLink.init(row:))
         return GroupState(
             id: id, kind: ConversationRules.kind(stored: row["kind"]), profile: GroupProfile(row: row),
-            members: members, link: links.first { $0.code == change.inviteCode },
-            activeLinkCount: links.filter { GroupRules.isActive($0, at: now) }.count,
+            members: members, links: links,
             pendingRequests: try Self.pendingRequests(db, of: id),
             existingUsers: try Self.existingUsers(db, change.usersToCheck))
     }

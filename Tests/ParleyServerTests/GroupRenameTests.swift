@@ -30,12 +30,13 @@ import Testing
                 #expect(try frame.payload(UserEvent.self).body == expected)
             }
 
-            // The owner renames over the WebSocket; the same name again changes nothing.
+            // The owner renames over the WebSocket; the same name again (with `rename`, the frame's
+            // earlier name) changes nothing.
             let detail: ConversationDetail = try await alicePhone.call(
                 .updateGroup, UpdateGroupRequest(conversationId: group, name: "发布"))
             #expect(detail.conversation.name == "发布")
             let again: ConversationDetail = try await alicePhone.call(
-                .updateGroup, UpdateGroupRequest(conversationId: group, name: "发布"))
+                .rename, UpdateGroupRequest(conversationId: group, name: "发布"))
             #expect(again.conversation.name == "发布")
             try await Task.sleep(for: .milliseconds(200))
             let updates = cydSocket.received.filter { $0.text.contains("conversation.updated") }

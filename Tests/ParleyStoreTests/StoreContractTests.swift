@@ -459,6 +459,50 @@ import Testing
         try await store.close()
     }
 
+    /// Member lists are cached by `members_version`: each send after a change to the members
+    /// reaches exactly the members of that moment, a notice reaches those it removes, and a
+    /// removed member gets nothing after it.
+    @Test(arguments: StoreBackend.available)
+    func sendsReachExactlyTheMembersOfTheirMomentAcrossMembershipChanges(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let users = try await makeUsers(store, "alice", "bob", "cyd")
+        let (fanOut, stop) = try await backend.listen(store)
+        defer { stop() }
+        let heard = Mutex<[Int64: Set<UserID>]>([:])
+        fanOut.subscribe { item in
+            if case .stored(.message(let message, let recipients, _)) = item {
+                heard.withLock { $0[message.seq] = Set(recipients) }
+            }
+        }
+        let group = try await store.createGroup(name: "g", ownerId: users[0], memberIds: [users[1]], at: Self.now).id
+        func send(_ id: String) async throws {
+            _ = try await store.appendMessage(self.text(id, to: .conversation(group), from: users[0], id: id))
+        }
+        try await send("1")
+        try await send("2")
+        try await store.addMembers([users[2]], to: group, by: users[0], at: Self.now)
+        try await send("4")
+        _ = try await store.changeGroup(group, .removeMember(users[1]), by: users[0], at: Self.now)
+        try await send("6")
+
+        let deadline = ContinuousClock.now + .seconds(30)
+        while heard.withLock({ $0.count }) < 6, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let (alice, bob, cyd) = (users[0], users[1], users[2])
+        #expect(
+            heard.withLock { $0 } == [
+                1: [alice, bob], 2: [alice, bob], 3: [alice, bob, cyd], 4: [alice, bob, cyd], 5: [alice, bob, cyd],
+                6: [alice, cyd],
+            ])
+        let bobsView = await #expect(throws: ParleyError.self) {
+            _ = try await store.history(of: group, for: bob, query: HistoryQuery())
+        }
+        #expect(bobsView?.code == .notAMember)
+        #expect(try await store.conversation(group, for: alice).conversation.memberCount == 2)
+        try await store.close()
+    }
+
     /// Signals (typing, presence) travel between nodes on the fan-out and never touch a table.
     @Test(arguments: StoreBackend.available)
     func signalsReachEveryNodeAndAreNeverStored(_ backend: StoreBackend) async throws {

@@ -31,7 +31,7 @@ struct ServerParts {
         groupController = GroupController(groups: GroupService(store: store, clock: clock))
         messageController = MessageController(messages: MessageService(store: store, clock: clock, metrics: metrics))
         syncController = SyncController(sync: SyncService(store: store))
-        typingController = TypingController(typing: TypingService(store: store, fanOut: storage.fanOut))
+        typingController = TypingController(typing: TypingService(store: store, fanOut: storage.fanOut, clock: clock))
         frameHandlers = FrameHandlers(
             groupController.frameHandlers + messageController.frameHandlers + syncController.frameHandlers
                 + typingController.frameHandlers)

@@ -70,12 +70,12 @@ struct GroupController {
         }
     }
 
-    /// The request frames of group administration.
+    /// The request frames of group administration (`rename` is `update_group`'s earlier name).
     var frameHandlers: [FrameHandler] {
-        [
-            .result(.updateGroup) { (body: UpdateGroupRequest, request) in
+        [ClientFrameType.updateGroup, .rename].map { type in
+            .result(type) { (body: UpdateGroupRequest, request) in
                 try await groups.update(try request.conversationId(body.conversationId), body, by: request.identity)
             }
-        ]
+        }
     }
 }

@@ -98,20 +98,31 @@ struct GroupService: Sendable {
         _ = try await store.changeGroup(id, .revokeLink(code: code), by: identity.userId, at: clock.now())
     }
 
+    /// The group a working invite code leads to (not one that was dissolved).
     func preview(_ code: String) async throws -> InvitePreview {
-        guard InviteCode.isWellFormed(code) else { throw ParleyError(.inviteNotFound, "No such invite link.") }
-        return try await store.invitePreview(code, at: clock.now())
+        let invite = try await invite(code)
+        try GroupRules.checkNotDissolved(invite.group, invite.link.conversationId)
+        try GroupRules.checkUsable(invite.link, at: clock.now())
+        return InvitePreview(
+            conversationId: invite.link.conversationId, name: invite.group.name, memberCount: invite.memberCount,
+            joinPolicy: invite.group.joinPolicy)
     }
 
-    /// Joins with a link, or files a join request when the group wants approval.
+    private func invite(_ code: String) async throws -> (link: InviteLink, group: GroupProfile, memberCount: Int) {
+        guard InviteCode.isWellFormed(code) else { throw GroupRules.inviteNotFound() }
+        return try await store.invite(code)
+    }
+
+    /// Joins with a link, or files a join request when the group wants approval (a member
+    /// already in is answered with the group, whatever the link's state).
     func useInvite(_ code: String, _ request: UseInviteRequest, by identity: Identity) async throws -> InviteOutcome {
         let message = try TextRules.paragraph(
             request.message ?? "", field: "message", maxLength: Limits.maxJoinRequestMessageLength)
-        let preview = try await preview(code)
+        let id = try await invite(code).link.conversationId
         let outcome = try await store.changeGroup(
-            preview.conversationId, .useLink(code: code, message: message), by: identity.userId, at: clock.now())
+            id, .useLink(code: code, message: message), by: identity.userId, at: clock.now())
         if let request = outcome.request { return InviteOutcome(request: request) }
-        return InviteOutcome(conversation: try await store.conversation(preview.conversationId, for: identity.userId))
+        return InviteOutcome(conversation: try await store.conversation(id, for: identity.userId))
     }
 
     func joinRequests(of id: ConversationID, for identity: Identity) async throws -> JoinRequestList {

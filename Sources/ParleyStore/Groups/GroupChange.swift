@@ -67,12 +67,4 @@ public enum GroupChange: Sendable, Hashable {
         if case .addMembers(let ids) = self { return ids }
         return []
     }
-
-    /// The invite code the change names, when it names one.
-    public var inviteCode: String? {
-        switch self {
-        case .revokeLink(let code), .useLink(let code, _): code
-        default: nil
-        }
-    }
 }

@@ -6,11 +6,12 @@ import ParleyCore
 ///
 /// Ranks: the owner outranks admins, who outrank members. The owner and admins edit the
 /// profile, mute and remove those they outrank, and approve join requests; only the owner
-/// appoints admins, transfers and dissolves. A dissolved group takes no change.
+/// appoints admins, transfers and dissolves. A dissolved group takes no change but members
+/// leaving it.
 public enum GroupRules {
-    /// What `change` by `actorId` writes; nil when it changes nothing.
+    /// What `change` by `actorId` writes (nothing, when it changes nothing) and tells the caller.
     public static func decide(_ change: GroupChange, in state: GroupState, by actorId: UserID, at now: Int64)
-        throws -> (GroupEffects, GroupOutcome)?
+        throws -> (effects: GroupEffects, outcome: GroupOutcome)
     {
         if case .useLink(let code, let message) = change {
             return try useLink(
@@ -18,7 +19,10 @@ public enum GroupRules {
         }
         guard let actor = state.member(actorId) else { throw ParleyError.notAMember(of: state.id) }
         let profile = try groupProfile(state)
-        guard profile.dissolvedAt == nil else { throw dissolved(state.id) }
+        guard profile.dissolvedAt == nil else {
+            guard case .removeMember(let userId) = change, userId == actorId else { throw dissolved(state.id) }
+            return (leavingDissolved(state, by: actorId), GroupOutcome())
+        }
         var context = Context(state: state, profile: profile, actor: actor, now: now)
         switch change {
         case .updateProfile(let edit): try context.updateProfile(edit)
@@ -43,7 +47,6 @@ public enum GroupRules {
         at now: Int64
     ) throws {
         guard dissolvedAt == nil else { throw dissolved(id) }
-        guard role == .member else { return }
         if let until = mutedUntil, until > now {
             throw ParleyError(
                 .muted,
@@ -52,12 +55,17 @@ public enum GroupRules {
                     : "You are muted in this group until \(Date(timeIntervalSince1970: Double(until) / 1000).ISO8601Format()).",
                 until: until)
         }
-        if muteAll { throw ParleyError(.muted, "Only the owner and admins may send while the group is muted.") }
+        if muteAll, role == .member {
+            throw ParleyError(.muted, "Only the owner and admins may send while the group is muted.")
+        }
     }
+
+    /// The error for a code that names no link.
+    public static func inviteNotFound() -> ParleyError { ParleyError(.inviteNotFound, "No such invite link.") }
 
     /// Throws unless `link` still admits people at `now`.
     public static func checkUsable(_ link: InviteLink?, at now: Int64) throws {
-        guard let link else { throw ParleyError(.inviteNotFound, "No such invite link.") }
+        guard let link else { throw inviteNotFound() }
         if link.revokedAt != nil { throw ParleyError(.inviteExpired, "This invite link was revoked.") }
         if let expiresAt = link.expiresAt, expiresAt <= now {
             throw ParleyError(.inviteExpired, "This invite link expired.")
@@ -91,6 +99,11 @@ public enum GroupRules {
         return profile
     }
 
+    /// Throws `group_dissolved` when the group of `profile` was dissolved.
+    public static func checkNotDissolved(_ profile: GroupProfile, _ id: ConversationID) throws {
+        guard profile.dissolvedAt == nil else { throw dissolved(id) }
+    }
+
     private static func dissolved(_ id: ConversationID) -> ParleyError {
         ParleyError(.groupDissolved, "Group \(id) was dissolved; it is read-only.")
     }
@@ -103,34 +116,73 @@ public enum GroupRules {
         }
     }
 
-    /// Joining with a link: the link must work; a member already in is left as is; a group
-    /// that wants approval gets a request (merged with one already pending); else the user
-    /// joins and the link counts a use.
+    /// Leaving a dissolved group: no notice (its seq is closed), the leaver's devices drop it
+    /// from their list, the others see one member fewer.
+    private static func leavingDissolved(_ state: GroupState, by userId: UserID) -> GroupEffects {
+        var effects = GroupEffects()
+        effects.removed = [userId]
+        effects.announcements = removalAnnouncements(of: userId, from: state, reason: .left, by: userId)
+        return effects
+    }
+
+    /// `conversation.removed` to the one who goes, `members.removed` to those who stay.
+    private static func removalAnnouncements(
+        of userId: UserID, from state: GroupState, reason: RemovalReason, by actorId: UserID
+    ) -> [Announcement] {
+        [
+            Announcement(
+                to: [userId], ConversationRemoved(conversationId: state.id, reason: reason, removedBy: actorId).body),
+            Announcement(
+                to: state.members.map(\.userId).filter { $0 != userId },
+                MembersRemoved(conversationId: state.id, userIds: [userId], reason: reason, removedBy: actorId).body),
+        ]
+    }
+
+    /// `request` answered by `resolver` (nil: settled by the user joining with a link).
+    private static func resolve(_ request: JoinRequest, approve: Bool, by resolver: UserID?, at now: Int64)
+        -> JoinRequest
+    {
+        var request = request
+        request.state = approve ? .approved : .rejected
+        request.resolvedBy = resolver
+        request.resolvedAt = now
+        return request
+    }
+
+    /// `join_request.updated` to the owner, the admins and the one who asks.
+    private static func requestAnnouncement(_ request: JoinRequest, in state: GroupState) -> Announcement {
+        Announcement(
+            to: Array(Set(state.managers + [request.userId])).sorted(), JoinRequestUpdated(request: request).body)
+    }
+
+    /// Joining with a link: the link must work (a member already in is simply answered); a
+    /// group that wants approval gets a request (merged with one already pending, which a
+    /// note alone changes); else the user joins, a pending request of theirs counts as
+    /// approved, and the link counts a use.
     private static func useLink(
         _ code: String, message: String, in state: GroupState, profile: GroupProfile, by userId: UserID, at now: Int64
-    ) throws -> (GroupEffects, GroupOutcome)? {
-        try checkUsable(state.link, at: now)
-        guard var link = state.link, link.code == code else {
-            throw ParleyError(.inviteNotFound, "No such invite link.")
-        }
+    ) throws -> (effects: GroupEffects, outcome: GroupOutcome) {
+        guard var link = state.link(code) else { throw inviteNotFound() }
         guard profile.dissolvedAt == nil else { throw dissolved(state.id) }
-        guard state.member(userId) == nil else { return nil }
+        guard state.member(userId) == nil else { return (GroupEffects(), GroupOutcome()) }
+        try checkUsable(link, at: now)
         var effects = GroupEffects()
+        let pending = state.pendingRequests.first { $0.userId == userId }
         if profile.joinPolicy == .approval {
-            let pending = state.pendingRequests.first { $0.userId == userId }
+            if let pending, message.isEmpty || message == pending.message {
+                return (effects, GroupOutcome(link: link, request: pending))
+            }
             var request =
                 pending
                 ?? JoinRequest(
                     conversationId: state.id, userId: userId, inviteCode: code, message: message, createdAt: now)
-            if pending != nil, !message.isEmpty { request.message = message }
+            request.message = message
             if pending == nil {
                 link.uses += 1
                 effects.links = [link]
             }
             effects.requests = [request]
-            effects.announcements = [
-                Announcement(to: state.managers + [userId], JoinRequestUpdated(request: request).body)
-            ]
+            effects.announcements = [requestAnnouncement(request, in: state)]
             return (effects, GroupOutcome(link: link, request: request))
         }
         try ConversationRules.checkCapacity(state.members.count + 1, limit: profile.memberLimit)
@@ -141,6 +193,11 @@ public enum GroupRules {
         effects.noticeRecipients = state.members.map(\.userId) + [userId]
         effects.announcements = ConversationRules.joinAnnouncements(
             [userId], to: state.id, existing: state.members.map(\.userId))
+        if let pending {
+            let settled = resolve(pending, approve: true, by: nil, at: now)
+            effects.requests = [settled]
+            effects.announcements.append(requestAnnouncement(settled, in: state))
+        }
         return (effects, GroupOutcome(link: link))
     }
 
@@ -152,7 +209,6 @@ public enum GroupRules {
         let now: Int64
         var effects = GroupEffects()
         var outcome = GroupOutcome()
-        var changed = false
 
         init(state: GroupState, profile: GroupProfile, actor: Member, now: Int64) {
             self.state = state
@@ -161,7 +217,7 @@ public enum GroupRules {
             self.now = now
         }
 
-        var result: (GroupEffects, GroupOutcome)? { changed ? (effects, outcome) : nil }
+        var result: (effects: GroupEffects, outcome: GroupOutcome) { (effects, outcome) }
         var memberIds: [UserID] { state.members.map(\.userId) }
 
         func requireManager(_ what: String) throws {
@@ -194,7 +250,6 @@ public enum GroupRules {
 
         /// Records a notice (a system message) and the events that go with it.
         mutating func record(_ notices: [SystemNotice], _ announcements: [Announcement], recipients: [UserID]? = nil) {
-            changed = true
             effects.notices += notices
             effects.noticeRecipients = recipients ?? memberIds
             effects.announcements += announcements
@@ -224,6 +279,11 @@ public enum GroupRules {
             if let policy = edit.joinPolicy, policy != profile.joinPolicy {
                 profile.joinPolicy = policy
                 notices.append(SystemNotice(.joinPolicyUpdated, by: actorId, text: policy.rawValue))
+                if policy == .inviteOnly {
+                    // Only the owner's and admins' links admit people from now on.
+                    let plainMembers = Set(state.members.filter { $0.role == .member }.map(\.userId))
+                    revokeLinks { plainMembers.contains($0.createdBy) }
+                }
             }
             if let muteAll = edit.muteAll, muteAll != profile.muteAll {
                 profile.muteAll = muteAll
@@ -253,29 +313,26 @@ public enum GroupRules {
             admit(added)
         }
 
+        /// Revokes the working links that match `condition`.
+        mutating func revokeLinks(where condition: (InviteLink) -> Bool) {
+            for var link in state.links where link.revokedAt == nil && condition(link) {
+                link.revokedAt = now
+                effects.links.append(link)
+            }
+        }
+
         /// Adds `users` with a `member.joined` notice by the actor; their pending requests
         /// count as approved.
         mutating func admit(_ users: [UserID]) {
             effects.added = users
-            let approved = state.pendingRequests.filter { users.contains($0.userId) }.map { approve($0, true) }
+            let approved = state.pendingRequests.filter { users.contains($0.userId) }.map {
+                GroupRules.resolve($0, approve: true, by: actor.userId, at: now)
+            }
             effects.requests += approved
             record(
                 [SystemNotice(.memberJoined, by: actor.userId, about: users)],
                 ConversationRules.joinAnnouncements(users, to: state.id, existing: memberIds)
-                    + approved.map(requestAnnouncement), recipients: memberIds + users)
-        }
-
-        func approve(_ request: JoinRequest, _ approve: Bool) -> JoinRequest {
-            var request = request
-            request.state = approve ? .approved : .rejected
-            request.resolvedBy = actor.userId
-            request.resolvedAt = now
-            return request
-        }
-
-        func requestAnnouncement(_ request: JoinRequest) -> Announcement {
-            Announcement(
-                to: Array(Set(state.managers + [request.userId])).sorted(), JoinRequestUpdated(request: request).body)
+                    + approved.map { GroupRules.requestAnnouncement($0, in: state) }, recipients: memberIds + users)
         }
 
         mutating func updateMember(_ userId: UserID, _ edit: GroupChange.MemberEdit) throws {
@@ -288,8 +345,10 @@ public enum GroupRules {
                 }
                 member.nickname = nickname.isEmpty ? nil : nickname
             }
-            if let role = edit.role, role != member.role {
+            if let role = edit.role {
                 try requireOwner("appoint or remove admins")
+            }
+            if let role = edit.role, role != member.role {
                 guard role != .owner, member.role != .owner else {
                     throw ParleyError(.invalidField, "Ownership moves with POST /v1/conversations/{id}/transfer.")
                 }
@@ -310,7 +369,6 @@ public enum GroupRules {
             }
             guard member != before else { return }
             effects.updatedMembers = [member]
-            changed = true
             effects.notices = notices
             effects.noticeRecipients = memberIds
             effects.announcements = [
@@ -331,25 +389,17 @@ public enum GroupRules {
             } else {
                 try requireOutranks(member, "remove")
             }
-            let reason: RemovalReason = leaving ? .left : .removed
             effects.removed = [userId]
-            let rest = memberIds.filter { $0 != userId }
+            // Links someone made stop admitting people once they are gone.
+            revokeLinks { $0.createdBy == userId }
             record(
                 [
                     leaving
                         ? SystemNotice(.memberLeft, by: userId)
                         : SystemNotice(.memberRemoved, by: actor.userId, about: [userId])
                 ],
-                [
-                    Announcement(
-                        to: [userId],
-                        ConversationRemoved(conversationId: state.id, reason: reason, removedBy: actor.userId).body),
-                    Announcement(
-                        to: rest,
-                        MembersRemoved(
-                            conversationId: state.id, userIds: [userId], reason: reason, removedBy: actor.userId
-                        ).body),
-                ])
+                GroupRules.removalAnnouncements(
+                    of: userId, from: state, reason: leaving ? .left : .removed, by: actor.userId))
         }
 
         mutating func transfer(to userId: UserID) throws {
@@ -383,7 +433,7 @@ public enum GroupRules {
 
         mutating func createLink(code: String, expiresAt: Int64?, maxUses: Int?) throws {
             if profile.joinPolicy == .inviteOnly { try requireManager("create invite links for this group") }
-            guard state.activeLinkCount < Limits.maxActiveInviteLinks else {
+            guard state.links.filter({ GroupRules.isActive($0, at: now) }).count < Limits.maxActiveInviteLinks else {
                 throw ParleyError(
                     .tooManyInviteLinks,
                     "A group may have at most \(Limits.maxActiveInviteLinks) working invite links; revoke one first.")
@@ -393,13 +443,10 @@ public enum GroupRules {
                 maxUses: maxUses)
             effects.links = [link]
             outcome.link = link
-            changed = true
         }
 
         mutating func revokeLink(_ code: String) throws {
-            guard var link = state.link, link.code == code else {
-                throw ParleyError(.inviteNotFound, "No such invite link.")
-            }
+            guard var link = state.link(code) else { throw GroupRules.inviteNotFound() }
             guard actor.role != .member || link.createdBy == actor.userId else {
                 throw ParleyError(.forbidden, "Only the owner, admins and the link's creator can revoke it.")
             }
@@ -408,7 +455,6 @@ public enum GroupRules {
             link.revokedAt = now
             effects.links = [link]
             outcome.link = link
-            changed = true
         }
 
         mutating func resolveRequest(of userId: UserID, approve: Bool) throws {
@@ -417,11 +463,10 @@ public enum GroupRules {
                 throw ParleyError(.joinRequestNotFound, "User \(userId) has no pending request to join.")
             }
             guard approve, state.member(userId) == nil else {
-                let resolved = self.approve(request, approve)
+                let resolved = GroupRules.resolve(request, approve: approve, by: actor.userId, at: now)
                 effects.requests = [resolved]
                 outcome.request = resolved
-                changed = true
-                effects.announcements = [requestAnnouncement(resolved)]
+                effects.announcements = [GroupRules.requestAnnouncement(resolved, in: state)]
                 return
             }
             try ConversationRules.checkCapacity(memberIds.count + 1, limit: profile.memberLimit)

@@ -8,36 +8,37 @@ public struct GroupState: Sendable {
     /// Nil for a direct conversation.
     public var profile: GroupProfile?
     public var members: [Member]
-    /// The link the change names, if any and if it belongs to this group.
-    public var link: InviteLink?
-    /// The group's links that still work (for the limit on active links).
-    public var activeLinkCount: Int
+    /// The group's invite links.
+    public var links: [InviteLink]
     /// The pending join requests.
     public var pendingRequests: [JoinRequest]
     /// Which of ``GroupChange/usersToCheck`` exist.
     public var existingUsers: Set<UserID>
 
     public init(
-        id: ConversationID, kind: ConversationKind, profile: GroupProfile?, members: [Member], link: InviteLink? = nil,
-        activeLinkCount: Int = 0, pendingRequests: [JoinRequest] = [], existingUsers: Set<UserID> = []
+        id: ConversationID, kind: ConversationKind, profile: GroupProfile?, members: [Member], links: [InviteLink] = [],
+        pendingRequests: [JoinRequest] = [], existingUsers: Set<UserID> = []
     ) {
         self.id = id
         self.kind = kind
         self.profile = profile
         self.members = members
-        self.link = link
-        self.activeLinkCount = activeLinkCount
+        self.links = links
         self.pendingRequests = pendingRequests
         self.existingUsers = existingUsers
     }
 
     public func member(_ userId: UserID) -> Member? { members.first { $0.userId == userId } }
 
+    /// The group's link with `code`.
+    public func link(_ code: String) -> InviteLink? { links.first { $0.code == code } }
+
     /// The owner and the admins: who hears about join requests.
     public var managers: [UserID] { members.filter { $0.role != .member }.map(\.userId) }
 }
 
-/// What a group change writes, decided by ``GroupRules``; a backend applies it in this
+/// What a group change writes, decided by ``GroupRules``; a backend applies it (unless it is
+/// empty) in this
 /// order: profile, new members, member updates, links, requests, notices (as system
 /// messages to ``noticeRecipients``), removals, announcements.
 public struct GroupEffects: Sendable {
@@ -60,6 +61,12 @@ public struct GroupEffects: Sendable {
 
     /// Whether the member list changes (which invalidates cached member lists).
     public var changesMembership: Bool { !added.isEmpty || !removed.isEmpty }
+
+    /// Whether there is nothing to write.
+    public var isEmpty: Bool {
+        profile == nil && added.isEmpty && updatedMembers.isEmpty && removed.isEmpty && links.isEmpty
+            && requests.isEmpty && notices.isEmpty && announcements.isEmpty
+    }
 }
 
 /// What a group change tells its caller.
