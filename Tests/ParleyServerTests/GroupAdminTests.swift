@@ -129,7 +129,8 @@ import Testing
             let cyd = try await api.signUp("cyd")
             let group = try await api.createGroup("Team", by: alice, with: [bob, cyd])
             let path = "/v1/conversations/\(group)"
-            let until = Int64(Date().timeIntervalSince1970 * 1000) + 1_500
+            // Long enough for the refusals below even on a loaded machine; the test then waits it out.
+            let until = Int64(Date().timeIntervalSince1970 * 1000) + 5_000
             let _: ConversationDetail = try await api.call(
                 .patch, "\(path)/members/\(bob.id)", UpdateMemberRequest(mutedUntil: until), token: alice.token)
 
@@ -143,7 +144,7 @@ import Testing
                 .send, SendMessageRequest.text("hi", to: group, clientMsgId: "ws-muted"))
             #expect(try overSocket.payload(ParleyError.self).until == until)
 
-            try await Task.sleep(for: .milliseconds(1_600))
+            try await Task.sleep(for: .milliseconds(until + 100 - Int64(Date().timeIntervalSince1970 * 1000)))
             _ = try await api.sendText("free again", to: group, as: bob)
 
             let _: ConversationDetail = try await api.call(
