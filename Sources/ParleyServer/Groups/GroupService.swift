@@ -11,7 +11,7 @@ struct GroupService: Sendable {
     func update(_ id: ConversationID, _ request: UpdateGroupRequest, by identity: Identity) async throws
         -> ConversationDetail
     {
-        let edit = GroupChange.ProfileEdit(
+        let edit = UpdateGroupRequest(
             name: try request.name.map { try TextRules.name($0, field: "name", maxLength: Limits.maxGroupNameLength) },
             description: try request.description.map {
                 try TextRules.paragraph($0, field: "description", maxLength: Limits.maxGroupDescriptionLength)
@@ -21,7 +21,7 @@ struct GroupService: Sendable {
                 try TextRules.paragraph($0, field: "announcement", maxLength: Limits.maxAnnouncementLength)
             },
             joinPolicy: request.joinPolicy, muteAll: request.muteAll)
-        guard edit != GroupChange.ProfileEdit() else {
+        guard edit != UpdateGroupRequest() else {
             throw ParleyError(.missingField, "Give at least one of the group's fields to change.")
         }
         return try await change(id, .updateProfile(edit), by: identity)
@@ -46,13 +46,13 @@ struct GroupService: Sendable {
                 .invalidField,
                 "'mutedUntil' must be 0 (lift the mute) or a time in the future, at most \(Limits.mutedUntilLifted).")
         }
-        let edit = GroupChange.MemberEdit(
+        let edit = UpdateMemberRequest(
             role: request.role, mutedUntil: request.mutedUntil,
             nickname: try request.nickname.map { nickname in
                 nickname.isEmpty
                     ? "" : try TextRules.name(nickname, field: "nickname", maxLength: Limits.maxGroupNicknameLength)
             })
-        guard edit != GroupChange.MemberEdit() else {
+        guard edit != UpdateMemberRequest() else {
             throw ParleyError(.missingField, "Give at least one of 'role', 'mutedUntil' and 'nickname'.")
         }
         return try await change(id, .updateMember(userId, edit), by: identity)

@@ -255,7 +255,7 @@ public enum GroupRules {
             effects.announcements += announcements
         }
 
-        mutating func updateProfile(_ edit: GroupChange.ProfileEdit) throws {
+        mutating func updateProfile(_ edit: UpdateGroupRequest) throws {
             try requireManager("change the group's profile")
             var notices: [SystemNotice] = []
             let actorId = actor.userId
@@ -335,7 +335,7 @@ public enum GroupRules {
                     + approved.map { GroupRules.requestAnnouncement($0, in: state) }, recipients: memberIds + users)
         }
 
-        mutating func updateMember(_ userId: UserID, _ edit: GroupChange.MemberEdit) throws {
+        mutating func updateMember(_ userId: UserID, _ edit: UpdateMemberRequest) throws {
             var member = try target(userId)
             let before = member
             var notices: [SystemNotice] = []
