@@ -32,7 +32,8 @@ extension ClientStore {
     }
 
     private static func apply(_ db: Database, _ event: UserEvent) throws {
-        // Events come in stream order, so the last one of a kind leaves the latest state.
+        // Events come in stream order, so the last one of a kind leaves the latest state; group
+        // events carry their seq so that one applied late never undoes a newer one.
         switch event.body {
         case .readMoved(let moved):
             try db.execute(
@@ -41,10 +42,20 @@ extension ClientStore {
         case .profileUpdated(let updated):
             try saveUser(db, updated.account.user)
         case .conversationUpdated(let updated):
-            try db.execute(
-                sql: "UPDATE conversations SET name = ?, name_seq = ? WHERE id = ? AND name_seq < ?",
-                arguments: [updated.name, event.seq, updated.conversationId.rawValue, event.seq])
-        default:
+            try applyProfile(db, updated, seq: event.seq)
+        case .conversationAdded(let added):
+            try rejoin(db, added.conversationId, seq: event.seq)
+        case .conversationRemoved(let removed):
+            try depart(db, removed, seq: event.seq)
+        case .membersAdded(let added):
+            try addMembers(db, added.userIds, to: added.conversationId, at: event.at, seq: event.seq)
+        case .membersUpdated(let updated):
+            try saveMembers(db, updated.members, of: updated.conversationId, seq: event.seq)
+        case .membersRemoved(let removed):
+            try removeMembers(db, removed.userIds, from: removed.conversationId, seq: event.seq)
+        case .joinRequestUpdated(let updated):
+            try saveJoinRequests(db, [updated.request], seq: event.seq)
+        case .unknown:
             break
         }
     }
