@@ -98,6 +98,14 @@ public final class ClientStore: Sendable {
                         PRIMARY KEY (conversation_id, user_id));
                     """)
         }
+        // A message the server refused keeps the server's error code and `until` (a mute's end).
+        migrator.registerMigration("v6 send rejections") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE outbox ADD COLUMN failure_code TEXT;
+                    ALTER TABLE outbox ADD COLUMN failure_until INTEGER;
+                    """)
+        }
         return migrator
     }
 }
