@@ -33,6 +33,7 @@ extension ClientStoreTests {
 
     @Test func aMemberRemovedByAPushStaysRemovedWhenAnOlderAdditionIsReplayedAfterIt() throws {
         let store = try ClientStore(path: nil)
+        _ = try store.applySync(page([]))
         try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob)]))
         try store.applyEvent(
             event(
@@ -152,6 +153,20 @@ extension ClientStoreTests {
             ]))
         try store.savePendingRequests([], of: Self.group)
         #expect(try store.group(Self.group, viewer: Self.alice).pendingRequests.isEmpty, "resolved meanwhile")
+    }
+
+    /// A sync without a cursor starts the event stream afresh: changes before it are never
+    /// replayed, so a member list held from before may be stale.
+    @Test func aSyncWithoutACursorMarksTheMemberListsHeldIncomplete() throws {
+        let store = try ClientStore(path: nil)
+        try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob)]))
+        _ = try store.applySync(page([], conversations: [groupSummary(members: 2)]))
+        #expect(try store.group(Self.group, viewer: Self.alice).membersAreComplete == false)
+        try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob)]))
+        _ = try store.applySync(page([event(1, MembersAdded(conversationId: Self.group, userIds: [Self.carol]).body)]))
+        let followed = try store.group(Self.group, viewer: Self.alice)
+        #expect(followed.membersAreComplete, "a sync from a cursor replays every change")
+        #expect(followed.members.count == 3)
     }
 
     @Test func aStoreOfTheVersionBeforeGroupsKeepsItsNamesGuardWhenMigrated() throws {

@@ -17,18 +17,18 @@ public struct Groups: Sendable {
     // MARK: Observing
 
     /// The group now, then again whenever its profile, members, join requests or the user's
-    /// own membership change. Fetches the member list first when this device does not hold
-    /// it whole yet (and the user is still in the group).
+    /// own membership change. While it is observed, a member list this device does not hold
+    /// whole (never fetched, or possibly stale after a sync that started afresh) is fetched
+    /// again, unless the user left the group.
     public func observe(_ id: ConversationID) async -> AsyncStream<GroupSnapshot> {
-        let viewer = await session.currentUser?.id
-        let observation = store.observeGroup(id, viewer: viewer)
-        if let known = try? store.group(id, viewer: viewer), !known.membersAreComplete, !known.hasLeft {
-            Task { try? await refresh(id) }
-        }
+        let observation = store.observeGroup(id, viewer: await session.currentUser?.id)
         return AsyncStream { continuation in
             let task = Task {
                 do {
-                    for try await snapshot in observation { continuation.yield(snapshot) }
+                    for try await snapshot in observation {
+                        continuation.yield(snapshot)
+                        if !snapshot.membersAreComplete, !snapshot.hasLeft { try? await refresh(id) }
+                    }
                 } catch {}
                 continuation.finish()
             }

@@ -7,6 +7,12 @@ extension ClientStore {
     /// runs ahead of what is stored. Returns the messages not held before.
     package func applySync(_ response: SyncResponse) throws -> [Message] {
         try writer.write { db in
+            // A sync without a cursor is a snapshot: the events before it are never replayed,
+            // so the member lists held may have missed changes and are to be fetched again.
+            if try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.cursorKey]) == nil
+            {
+                try db.execute(sql: "UPDATE conversations SET members_known = 0")
+            }
             var inserted: [Message] = []
             let eventsCovered = max(try Self.syncedEventSeq(db), response.events.map(\.seq).max() ?? 0)
             for conversation in response.conversations {
