@@ -9,8 +9,9 @@ public struct GroupSnapshot: Sendable, Hashable {
     public var profile: GroupProfile?
     /// The members, in the order they joined (as they were when the viewer left, once left).
     public var members: [Member]
-    /// Whether ``members`` is the whole list: false until the list was fetched once
-    /// (``Groups/refresh(_:)``, which ``Groups/observe(_:)`` does), and again after the viewer
+    /// Whether ``members`` is the whole, current list: false until the list was fetched once
+    /// (``Groups/refresh(_:)``, which ``Groups/observe(_:)`` does), after a sync that started
+    /// afresh (without a cursor, so earlier changes are not replayed), and after the viewer
     /// left, since nobody tells them about the members any more.
     public var membersAreComplete: Bool
     /// Pending requests to join, oldest first: all of them for an owner or admin, and the

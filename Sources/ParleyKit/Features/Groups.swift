@@ -4,8 +4,8 @@ import ParleyCore
 /// Group administration (`client.groups`): the profile, members, roles and mutes, invite
 /// links and join requests, and a live view of each group (``observe(_:)``).
 ///
-/// Commands go to the server over HTTP, and what it answers is saved in the ``ClientStore``
-/// at once; every member's devices (this one's included) then hear the change as events,
+/// Commands go to the server (over HTTP; ``update(_:_:)`` over the socket when it is up), and
+/// what it answers is saved in the ``ClientStore`` at once; every member's devices (this one's included) then hear the change as events,
 /// live or through sync after being offline, which the store applies the same way. The
 /// server decides who may do what; its refusals come back as ``ParleyError``s with precise
 /// sentences.
