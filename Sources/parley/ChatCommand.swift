@@ -88,10 +88,9 @@ private actor ChatScreen {
                     if before.delivery != item.delivery, let delivery = item.delivery {
                         printNow("  \(symbol(delivery)) \(quote(item)) \(label(delivery))")
                     }
-                } else if case .system(let notice) = item.typedContent {
-                    for id in [notice.actorId].compactMap({ $0 }) + notice.userIds { _ = await name(id) }
+                } else if case .system = item.typedContent {
                     printNow(
-                        "\(earlierMark(seq: item.seq, newestShown: newestShownSeq))[\(clock(item.time))] \(render(item.typedContent, names: names))"
+                        "\(earlierMark(seq: item.seq, newestShown: newestShownSeq))[\(clock(item.time))] \(await render(item.typedContent, client: client))"
                     )
                     if let seq = item.seq { readUpTo = max(readUpTo ?? 0, seq) }
                 } else {
@@ -121,7 +120,7 @@ private actor ChatScreen {
 
     private func name(_ id: UserID) async -> String {
         if let known = names[id] { return known }
-        let name = (try? await client.conversations.user(id).username) ?? "user \(id)"
+        let name = await username(id, client: client)
         names[id] = name
         return name
     }

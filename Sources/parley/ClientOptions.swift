@@ -155,6 +155,19 @@ func title(_ conversation: ConversationSummary, client: ParleyClient) async -> S
     return "@\(user.username)"
 }
 
+/// A user's username, or `user <id>` when it cannot be found.
+func username(_ id: UserID, client: ParleyClient) async -> String {
+    (try? await client.conversations.user(id).username) ?? "user \(id)"
+}
+
+/// The text of a message for a terminal, with the usernames a system notice mentions.
+func render(_ content: MessageContent, client: ParleyClient) async -> String {
+    guard case .system(let notice) = content else { return render(content) }
+    var names: [UserID: String] = [:]
+    for id in [notice.actorId].compactMap({ $0 }) + notice.userIds { names[id] = await username(id, client: client) }
+    return render(content, names: names)
+}
+
 /// The text of a message for a terminal; `names` are the usernames a notice may mention.
 func render(_ content: MessageContent, names: [UserID: String] = [:]) -> String {
     switch content {

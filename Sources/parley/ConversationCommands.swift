@@ -17,8 +17,12 @@ struct Conversations: AsyncParsableCommand {
             for conversation in conversations {
                 let name = await title(conversation, client: client)
                 let unread = conversation.unreadCount > 0 ? " (\(conversation.unreadCount) unread)" : ""
-                let last = conversation.lastMessage.map { " — \(render($0.typedContent))" } ?? ""
-                print("\(conversation.id)\t\(name)\(unread)\(last)")
+                let left = try client.store.hasLeft(conversation.id) ? " (left)" : ""
+                var last = ""
+                if let message = conversation.lastMessage {
+                    last = " — \(await render(message.typedContent, client: client))"
+                }
+                print("\(conversation.id)\t\(name)\(left)\(unread)\(last)")
             }
         }
     }
@@ -38,9 +42,8 @@ struct History: AsyncParsableCommand {
                 in: summary.id, before: nil, limit: max(1, min(limit, Limits.maxPageSize)))
             print("\(await title(summary, client: client)) — \(summary.maxSeq) messages")
             for message in messages {
-                let sender =
-                    (try? await client.conversations.user(message.senderId).username) ?? "user \(message.senderId)"
-                print("[\(clock(message.sentAt))] \(sender): \(render(message.typedContent))")
+                let sender = message.kind == .system ? "" : "\(await username(message.senderId, client: client)): "
+                print("[\(clock(message.sentAt))] \(sender)\(await render(message.typedContent, client: client))")
             }
         }
     }
@@ -64,43 +67,6 @@ struct Send: AsyncParsableCommand {
             case .sent(let seq): print("Sent to \(await title(summary, client: client)) (#\(seq)).")
             case .failed(let reason, _): throw CLIError("Not sent: \(reason)")
             default: print("Queued: the server is unreachable; it will be sent the next time parley connects.")
-            }
-        }
-    }
-}
-
-struct Group: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Manage groups.", subcommands: [Create.self, Rename.self])
-
-    struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a group with members.")
-        @OptionGroup var options: ClientOptions
-        @Argument(help: "The group's name.") var name: String
-        @Argument(help: "Usernames of the other members.") var members: [String] = []
-
-        func run() async throws {
-            try await userFacing(options) {
-                let client = try await options.signedInClient()
-                let group = try await client.conversations.createGroup(name: name, usernames: members)
-                print("Created #\(name) (id \(group.id)) with \(group.memberCount) members.")
-            }
-        }
-    }
-
-    struct Rename: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Give a group a new name; every member sees it.")
-        @OptionGroup var options: ClientOptions
-        @Argument(help: "The group's name or conversation id.") var group: String
-        @Argument(help: "The new name (1 to \(Limits.maxGroupNameLength) characters).") var name: String
-
-        func run() async throws {
-            try await userFacing(options) {
-                let client = try await options.signedInClient()
-                let summary = try await resolveGroup(group, client: client)
-                let renamed = try await client.conversations.rename(summary.id, to: name)
-                print("Renamed #\(summary.name ?? group) to #\(renamed.name ?? name).")
             }
         }
     }

@@ -7,7 +7,8 @@ import ParleyCore
 /// - ``session``: account, login, tokens (one shared refresh at a time);
 /// - ``sync``: the ``SyncEngine``, which keeps the store up to date and handles pushes;
 /// - ``sendQueue``: the ``SendQueue`` (outbox), whose sends return handles;
-/// - feature facades: ``conversations`` now; contacts, groups and files go beside it.
+/// - feature facades: ``conversations``, ``groups`` and ``typing``; contacts and files go
+///   beside them.
 ///
 /// Views never get pushed into: a ``ChatContext`` follows the sync engine and the send
 /// queue. Only the engine's parts write the store.
@@ -23,6 +24,8 @@ public actor ParleyClient {
     public nonisolated let sendQueue: SendQueue
     /// Conversations: open or create one, the live list, chat contexts, read watermarks.
     public nonisolated let conversations: Conversations
+    /// Group administration: profile, members, roles, mutes, invite links, join requests.
+    public nonisolated let groups: Groups
     /// Typing indicators: this user's, and who is typing where.
     public nonisolated let typing: Typing
     private let time: TimeSource
@@ -52,8 +55,9 @@ public actor ParleyClient {
             store: store, requests: requests, sendTimeout: configuration.sendTimeout, wallClock: wallClock)
         sync = SyncEngine(store: store, session: session, requests: requests, sendQueue: sendQueue)
         typing = Typing(connection: connection, time: time)
+        groups = Groups(store: store, session: session, requests: requests)
         conversations = Conversations(
-            store: store, session: session, sync: sync, sendQueue: sendQueue, requests: requests,
+            store: store, session: session, sync: sync, sendQueue: sendQueue, requests: requests, groups: groups,
             contexts: ChatContexts())
     }
 

@@ -5,13 +5,15 @@ import ParleyCore
 /// creating conversations, the live list, and the one ``ChatContext`` per open conversation.
 ///
 /// Feature facades are small values over the engine's parts (session, sync engine, send
-/// queue, store); later features (contacts, groups, files) are added beside it the same way.
+/// queue, store); ``Groups`` sits beside it, and later features (contacts, files) are added
+/// the same way.
 public struct Conversations: Sendable {
     let store: ClientStore
     let session: Session
     let sync: SyncEngine
     let sendQueue: SendQueue
     let requests: ServerRequests
+    let groups: Groups
     let contexts: ChatContexts
 
     /// The conversation list, live.
@@ -22,8 +24,7 @@ public struct Conversations: Sendable {
     /// from the server, which creates it if needed.
     public func openDirect(withUsername username: String) async throws -> ConversationSummary {
         if let known = try store.directConversation(withUsername: username) { return known }
-        let user: User = try await session.http(.getUserByUsername, username)
-        try store.saveUser(user)
+        let user = try await user(named: username)
         let detail: ConversationDetail = try await session.http(.openDirect, body: OpenDirectRequest(userId: user.id))
         try store.saveConversation(detail.conversation)
         return detail.conversation
@@ -32,32 +33,31 @@ public struct Conversations: Sendable {
     /// A new group with the named users.
     public func createGroup(name: String, usernames: [String]) async throws -> ConversationSummary {
         var ids: [UserID] = []
-        for username in usernames {
-            let user: User = try await session.http(.getUserByUsername, username)
-            try store.saveUser(user)
-            ids.append(user.id)
-        }
+        for username in usernames { ids.append(try await user(named: username).id) }
         let detail: ConversationDetail = try await session.http(
             .createGroup, body: CreateGroupRequest(name: name, memberIds: ids))
-        try store.saveConversation(detail.conversation)
+        try store.saveDetail(detail)
         return detail.conversation
     }
 
-    /// Renames a group this user owns or administers (over the socket when it is up, else
-    /// HTTP); every member's devices hear it as a `conversation.updated` event.
+    /// Renames a group this user owns or administers (``Groups/update(_:_:)`` with a name);
+    /// every member's devices hear it as a `conversation.updated` event.
     @discardableResult
     public func rename(_ conversationId: ConversationID, to name: String) async throws -> ConversationSummary {
-        let detail: ConversationDetail = try await requests(
-            .updateGroup, UpdateGroupRequest(conversationId: conversationId, name: name), http: .updateGroup,
-            conversationId)
-        try store.saveConversation(detail.conversation)
-        return detail.conversation
+        try await groups.update(conversationId, UpdateGroupRequest(name: name)).conversation
     }
 
     /// A member's profile, from the store or the server.
     public func user(_ id: UserID) async throws -> User {
         if let user = try store.user(id) { return user }
         let user: User = try await session.http(.getUser, id)
+        try store.saveUser(user)
+        return user
+    }
+
+    /// A user by username (any case), from the server; their profile is kept in the store.
+    public func user(named username: String) async throws -> User {
+        let user: User = try await session.http(.getUserByUsername, username)
         try store.saveUser(user)
         return user
     }

@@ -13,6 +13,12 @@ public struct SendHandle: Sendable, Hashable {
         get async { await queue.state(of: clientMsgId) }
     }
 
+    /// The server's error when it refused the message: its code (`muted`, `not_a_member`, …),
+    /// its sentence, and for a mute when it ends (`until`). Nil unless it failed that way.
+    public var rejection: ParleyError? {
+        get async { await queue.rejection(of: clientMsgId) }
+    }
+
     /// The state now, then every change, in order; ends after `sent` or `cancelled`.
     public func stateUpdates() async -> AsyncStream<SendState> {
         await queue.stateUpdates(of: clientMsgId)

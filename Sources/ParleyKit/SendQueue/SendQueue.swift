@@ -70,6 +70,11 @@ public actor SendQueue {
         state(of: try? store.outboxItem(clientMsgId))
     }
 
+    /// The server's error when it refused an item (``ClientStore/rejection(of:)``).
+    public func rejection(of clientMsgId: String) -> ParleyError? {
+        try? store.rejection(of: clientMsgId)
+    }
+
     /// An item's state now, then every change; ends after a final state.
     public func stateUpdates(of clientMsgId: String) -> AsyncStream<SendState> {
         let current = state(of: clientMsgId)
@@ -212,7 +217,8 @@ public actor SendQueue {
                     inFlight = nil
                     // A push may have acknowledged it meanwhile: a sent item stays sent, and
                     // its `sent` was published once already.
-                    if let failed = try? store.markFailed(id, reason: error.message, retryable: false),
+                    if let failed = try? store.markFailed(
+                        id, reason: error.message, retryable: false, rejection: error),
                         failed.state.isPending
                     {
                         publish(failed)

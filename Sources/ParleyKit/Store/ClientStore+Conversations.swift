@@ -9,16 +9,20 @@ extension ClientStore {
         }
     }
 
-    /// Saves a summary read after every event up to `eventsCovered` had committed. Its name
-    /// replaces the stored one unless a `conversation.updated` event beyond that set it: that
-    /// name may be newer than the summary's (a later one arrives as an event too).
+    /// Saves a summary read after every event up to `eventsCovered` had committed. Its name and
+    /// group profile replace the stored ones unless a `conversation.updated` event beyond that
+    /// set them: those may be newer than the summary's (a later one arrives as an event too).
+    /// The server summarises only conversations the user is in, so the summary also ends a
+    /// removal that it covers.
     static func saveConversation(_ db: Database, _ summary: ConversationSummary, eventsCovered: Int64) throws {
         try db.execute(
             sql: """
                 INSERT INTO conversations (id, kind, name, peer_id, member_count, max_seq, read_seq, others_read_seq,
-                    last_message, created_at, last_activity_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET name = CASE WHEN name_seq <= ? THEN excluded.name ELSE name END,
+                    last_message, created_at, last_activity_at, group_profile)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET name = CASE WHEN profile_seq <= ? THEN excluded.name ELSE name END,
+                    group_profile = CASE WHEN profile_seq <= ? THEN excluded.group_profile ELSE group_profile END,
+                    removal = CASE WHEN membership_seq <= ? THEN NULL ELSE removal END,
                     member_count = excluded.member_count,
                     max_seq = MAX(max_seq, excluded.max_seq), read_seq = MAX(read_seq, excluded.read_seq),
                     others_read_seq = MAX(others_read_seq, excluded.others_read_seq),
@@ -28,8 +32,8 @@ extension ClientStore {
             arguments: [
                 summary.id.rawValue, summary.kind.rawValue, summary.name, summary.peerId?.rawValue, summary.memberCount,
                 summary.maxSeq, summary.readSeq, summary.othersReadSeq, try summary.lastMessage.map(JSONText.encode),
-                summary.createdAt,
-                summary.lastActivityAt, eventsCovered,
+                summary.createdAt, summary.lastActivityAt, try summary.group.map(JSONText.encode), eventsCovered,
+                eventsCovered, eventsCovered,
             ])
         try reconcile(db, summary.id)
     }
@@ -92,6 +96,19 @@ extension ClientStore {
             try db.execute(
                 sql: "UPDATE conversations SET others_read_seq = MAX(others_read_seq, ?) WHERE id = ?",
                 arguments: [receipt.seq, receipt.conversationId.rawValue])
+            try db.execute(
+                sql: "UPDATE group_members SET read_seq = MAX(read_seq, ?) WHERE conversation_id = ? AND user_id = ?",
+                arguments: [receipt.seq, receipt.conversationId.rawValue, receipt.userId.rawValue])
+        }
+    }
+
+    /// Whether the user left or was removed from a conversation: it stays on the device,
+    /// read-only, and the server no longer gives its messages.
+    public func hasLeft(_ id: ConversationID) throws -> Bool {
+        try writer.read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT removal IS NOT NULL FROM conversations WHERE id = ?", arguments: [id.rawValue])
+                ?? false
         }
     }
 
@@ -116,7 +133,8 @@ extension ClientStore {
                 peerId: (row["peer_id"] as Int64?).map { UserID($0) }, memberCount: row["member_count"],
                 maxSeq: row["max_seq"], readSeq: row["read_seq"], othersReadSeq: row["others_read_seq"],
                 lastMessage: try (row["last_message"] as String?).map { try JSONText.decode(Message.self, from: $0) },
-                createdAt: row["created_at"], lastActivityAt: row["last_activity_at"])
+                createdAt: row["created_at"], lastActivityAt: row["last_activity_at"],
+                group: try (row["group_profile"] as String?).map { try JSONText.decode(GroupProfile.self, from: $0) })
         }
     }
 }

@@ -92,13 +92,15 @@ extension ClientStore {
     }
 
     /// Conversations whose highest known seq is above the number of seqs held: they have holes.
+    /// Those the user left are not among them: the server no longer shows them their messages.
     public func conversationsWithHoles() throws -> [(id: ConversationID, maxSeq: Int64)] {
         try writer.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
                     SELECT c.id, c.max_seq FROM conversations c
-                    WHERE c.max_seq > (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id)
+                    WHERE c.removal IS NULL
+                        AND c.max_seq > (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id)
                     ORDER BY c.id
                     """
             ).map { (ConversationID($0["id"]), $0["max_seq"]) }

@@ -50,13 +50,35 @@ extension ClientStore {
         }
     }
 
-    package func markFailed(_ clientMsgId: String, reason: String, retryable: Bool) throws -> OutboxItem? {
+    /// Marks an item failed; `rejection` is the server's error when it refused the item.
+    package func markFailed(_ clientMsgId: String, reason: String, retryable: Bool, rejection: ParleyError? = nil)
+        throws -> OutboxItem?
+    {
         try writer.write { db in
             try db.execute(
-                sql:
-                    "UPDATE outbox SET state = 'failed', failure = ?, retryable = ? WHERE client_msg_id = ? AND state = 'sending'",
-                arguments: [reason, retryable, clientMsgId])
+                sql: """
+                    UPDATE outbox SET state = 'failed', failure = ?, retryable = ?, failure_code = ?, failure_until = ?
+                    WHERE client_msg_id = ? AND state = 'sending'
+                    """,
+                arguments: [reason, retryable, rejection?.code.rawValue, rejection?.until, clientMsgId])
             return try Self.fetchOutbox(db, "client_msg_id = ?", [clientMsgId]).first
+        }
+    }
+
+    /// The server's error for an item it refused (code, sentence, and `until` for `muted`);
+    /// nil for any other item.
+    public func rejection(of clientMsgId: String) throws -> ParleyError? {
+        try writer.read { db in
+            try Row.fetchOne(
+                db,
+                sql:
+                    "SELECT failure_code, failure, failure_until FROM outbox WHERE client_msg_id = ? AND state = 'failed'",
+                arguments: [clientMsgId]
+            ).flatMap { row in
+                (row["failure_code"] as String?).map {
+                    ParleyError(ErrorCode(rawValue: $0), row["failure"] ?? "", until: row["failure_until"])
+                }
+            }
         }
     }
 
@@ -65,7 +87,11 @@ extension ClientStore {
         try writer.write { db in
             try db.execute(
                 sql:
-                    "UPDATE outbox SET state = 'sending', failure = NULL, created_at = ? WHERE client_msg_id = ? AND state = 'failed'",
+                    """
+                    UPDATE outbox SET state = 'sending', failure = NULL, failure_code = NULL, failure_until = NULL,
+                        created_at = ?
+                    WHERE client_msg_id = ? AND state = 'failed'
+                    """,
                 arguments: [now, clientMsgId])
             return try Self.fetchOutbox(db, "client_msg_id = ?", [clientMsgId]).first
         }

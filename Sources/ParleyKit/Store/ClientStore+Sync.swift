@@ -7,6 +7,12 @@ extension ClientStore {
     /// runs ahead of what is stored. Returns the messages not held before.
     package func applySync(_ response: SyncResponse) throws -> [Message] {
         try writer.write { db in
+            // A sync without a cursor is a snapshot: the events before it are never replayed,
+            // so the member lists held may have missed changes and are to be fetched again.
+            if try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.cursorKey]) == nil
+            {
+                try db.execute(sql: "UPDATE conversations SET members_known = 0")
+            }
             var inserted: [Message] = []
             let eventsCovered = max(try Self.syncedEventSeq(db), response.events.map(\.seq).max() ?? 0)
             for conversation in response.conversations {
@@ -32,7 +38,8 @@ extension ClientStore {
     }
 
     private static func apply(_ db: Database, _ event: UserEvent) throws {
-        // Events come in stream order, so the last one of a kind leaves the latest state.
+        // Events come in stream order, so the last one of a kind leaves the latest state; group
+        // events carry their seq so that one applied late never undoes a newer one.
         switch event.body {
         case .readMoved(let moved):
             try db.execute(
@@ -41,10 +48,20 @@ extension ClientStore {
         case .profileUpdated(let updated):
             try saveUser(db, updated.account.user)
         case .conversationUpdated(let updated):
-            try db.execute(
-                sql: "UPDATE conversations SET name = ?, name_seq = ? WHERE id = ? AND name_seq < ?",
-                arguments: [updated.name, event.seq, updated.conversationId.rawValue, event.seq])
-        default:
+            try applyProfile(db, updated, seq: event.seq)
+        case .conversationAdded(let added):
+            try rejoin(db, added.conversationId, seq: event.seq)
+        case .conversationRemoved(let removed):
+            try depart(db, removed, seq: event.seq)
+        case .membersAdded(let added):
+            try addMembers(db, added.userIds, to: added.conversationId, at: event.at, seq: event.seq)
+        case .membersUpdated(let updated):
+            try saveMembers(db, updated.members, of: updated.conversationId, seq: event.seq)
+        case .membersRemoved(let removed):
+            try removeMembers(db, removed.userIds, from: removed.conversationId, seq: event.seq)
+        case .joinRequestUpdated(let updated):
+            try saveJoinRequests(db, [updated.request], seq: event.seq)
+        case .unknown:
             break
         }
     }

@@ -10,8 +10,8 @@ import ParleyCore
 /// is queued at most once. Writes are named by what they do and are `package`: only the
 /// client engine (``ParleyClient`` and its parts) writes; apps read and observe.
 ///
-/// One file per concern: key-values (session, cursor), sync results, conversations, users,
-/// messages, the outbox.
+/// One file per concern: key-values (session, cursor), sync results, conversations, groups
+/// (members, profiles, join requests), users, messages, the outbox.
 public final class ClientStore: Sendable {
     let writer: any DatabaseWriter
 
@@ -68,6 +68,43 @@ public final class ClientStore: Sendable {
         // an older summary or event never puts back an older name.
         migrator.registerMigration("v4 name seq") { db in
             try db.execute(sql: "ALTER TABLE conversations ADD COLUMN name_seq INTEGER NOT NULL DEFAULT 0")
+        }
+        // Group administration. `name_seq` becomes `profile_seq`: the seq of the
+        // `conversation.updated` event that set the name and the profile (`group_profile`,
+        // JSON). `membership_seq` is the seq of the last `conversation.added`/`.removed`
+        // applied; `removal` (JSON `ConversationRemoved`) is set while the user is out of it.
+        // Member and request rows carry the seq of the event that last wrote them, so an older
+        // event or snapshot never undoes a newer one; a removed member stays as a row with
+        // `present = 0` for the same reason. (Rowid tables: SQLite reports no row changes of a
+        // WITHOUT ROWID table, so GRDB could not observe them.)
+        migrator.registerMigration("v5 groups") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE conversations RENAME COLUMN name_seq TO profile_seq;
+                    ALTER TABLE conversations ADD COLUMN group_profile TEXT;
+                    ALTER TABLE conversations ADD COLUMN members_known INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE conversations ADD COLUMN membership_seq INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE conversations ADD COLUMN removal TEXT;
+                    CREATE TABLE group_members (
+                        conversation_id INTEGER NOT NULL, user_id INTEGER NOT NULL,
+                        role TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'member')),
+                        nickname TEXT, muted_until INTEGER, joined_at INTEGER NOT NULL,
+                        read_seq INTEGER NOT NULL DEFAULT 0, present INTEGER NOT NULL CHECK (present IN (0, 1)),
+                        event_seq INTEGER NOT NULL,
+                        PRIMARY KEY (conversation_id, user_id));
+                    CREATE TABLE join_requests (
+                        conversation_id INTEGER NOT NULL, user_id INTEGER NOT NULL, request TEXT NOT NULL,
+                        state TEXT NOT NULL, event_seq INTEGER NOT NULL,
+                        PRIMARY KEY (conversation_id, user_id));
+                    """)
+        }
+        // A message the server refused keeps the server's error code and `until` (a mute's end).
+        migrator.registerMigration("v6 send rejections") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE outbox ADD COLUMN failure_code TEXT;
+                    ALTER TABLE outbox ADD COLUMN failure_until INTEGER;
+                    """)
         }
         return migrator
     }

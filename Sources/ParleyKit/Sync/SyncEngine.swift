@@ -60,8 +60,9 @@ public actor SyncEngine {
     }
 
     /// Fetches every seq in `lowest...maxSeq` this device lacks, by range.
+    /// Nothing for a conversation the user left: the server no longer gives its messages.
     public func fillHoles(in conversationId: ConversationID, upTo maxSeq: Int64, from lowest: Int64 = 1) async throws {
-        guard maxSeq >= lowest else { return }
+        guard maxSeq >= lowest, try !store.hasLeft(conversationId) else { return }
         for hole in try store.holes(in: conversationId, within: lowest...maxSeq) {
             var after = hole.lowerBound - 1
             while after < hole.upperBound {
@@ -79,9 +80,10 @@ public actor SyncEngine {
     }
 
     /// Older messages than `seq` (or the newest): from the store, topped up from the server
-    /// when the store has holes there.
+    /// when the store has holes there (unless the user left the conversation).
     public func messages(in conversationId: ConversationID, before seq: Int64?, limit: Int) async throws -> [Message] {
         let local = try store.messages(in: conversationId, before: seq, limit: limit)
+        if try store.hasLeft(conversationId) { return local }
         let upper = (seq ?? Int64.max) - 1
         let lower = max(1, (local.first?.seq ?? (seq ?? 1)) - Int64(limit - local.count))
         let expectedTop = min(upper, try store.conversation(conversationId)?.maxSeq ?? 0)
@@ -117,7 +119,7 @@ public actor SyncEngine {
                 let (session, store) = (self.session, self.store)
                 Task {
                     if let detail: ConversationDetail = try? await session.http(.getConversation, id) {
-                        try? store.saveConversation(detail.conversation)
+                        try? store.saveDetail(detail)
                     }
                 }
             }

@@ -1,0 +1,189 @@
+import GRDB
+import ParleyCore
+import ParleyTesting
+import Testing
+
+@testable import ParleyKit
+
+/// The local group state under pushes that run ahead of sync pages, snapshots read over HTTP
+/// and events replayed late.
+extension ClientStoreTests {
+    static let group = ConversationID(4)
+    static let (alice, bob, carol) = (UserID(1), UserID(2), UserID(3))
+
+    func groupSummary(members: Int = 3, name: String = "team") -> ConversationSummary {
+        ConversationSummary(
+            id: Self.group, kind: .group, name: name, peerId: nil, memberCount: members, maxSeq: 0, readSeq: 0,
+            lastMessage: nil, createdAt: 0, lastActivityAt: 0, group: GroupProfile(name: name, ownerId: Self.alice))
+    }
+
+    func detail(_ members: [Member]) -> ConversationDetail {
+        ConversationDetail(conversation: groupSummary(members: members.count), members: members)
+    }
+
+    func member(_ id: UserID, _ role: MemberRole = .member, mutedUntil: Int64? = nil) -> Member {
+        Member(userId: id, role: role, readSeq: 0, joinedAt: id.rawValue, mutedUntil: mutedUntil)
+    }
+
+    func event(_ seq: Int64, _ body: UserEventBody) -> UserEvent { UserEvent(seq: seq, at: 100 + seq, body) }
+
+    func page(_ events: [UserEvent], conversations: [ConversationSummary] = []) -> SyncResponse {
+        SyncResponse(conversations: conversations, events: events, cursor: "c\(events.last?.seq ?? 0)", hasMore: false)
+    }
+
+    @Test func aMemberRemovedByAPushStaysRemovedWhenAnOlderAdditionIsReplayedAfterIt() throws {
+        let store = try ClientStore(path: nil)
+        _ = try store.applySync(page([]))
+        try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob)]))
+        try store.applyEvent(
+            event(
+                6,
+                MembersRemoved(
+                    conversationId: Self.group, userIds: [Self.carol], reason: .removed, removedBy: Self.alice
+                ).body))
+        _ = try store.applySync(page([event(5, MembersAdded(conversationId: Self.group, userIds: [Self.carol]).body)]))
+        let snapshot = try store.group(Self.group, viewer: Self.alice)
+        #expect(snapshot.members.map(\.userId) == [Self.alice, Self.bob])
+        #expect(snapshot.membersAreComplete)
+        #expect(try store.conversation(Self.group)?.memberCount == 2, "the count follows the list")
+
+        _ = try store.applySync(page([event(7, MembersAdded(conversationId: Self.group, userIds: [Self.carol]).body)]))
+        let back = try #require(try store.group(Self.group, viewer: Self.alice).member(Self.carol))
+        #expect(
+            back == Member(userId: Self.carol, role: .member, readSeq: 0, joinedAt: 107), "added again: a new member")
+    }
+
+    @Test func aRoleOrMuteSetByANewerEventSurvivesAnOlderEventOrSnapshot() throws {
+        let store = try ClientStore(path: nil)
+        try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob), member(Self.carol)]))
+        func updated(_ seq: Int64, _ members: [Member]) -> UserEvent {
+            event(seq, MembersUpdated(conversationId: Self.group, members: members, updatedBy: Self.alice).body)
+        }
+        try store.applyEvent(updated(9, [member(Self.bob, .admin), member(Self.carol, mutedUntil: 5_000)]))
+        _ = try store.applySync(page([updated(8, [member(Self.bob)])]))
+        try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob), member(Self.carol)]))
+        var snapshot = try store.group(Self.group, viewer: Self.alice)
+        #expect(snapshot.member(Self.bob)?.role == .admin, "the page and the snapshot were read before event 9")
+        #expect(snapshot.member(Self.carol)?.mutedUntil == 5_000)
+
+        _ = try store.applySync(page([updated(9, [member(Self.bob, .admin), member(Self.carol, mutedUntil: 5_000)])]))
+        try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob), member(Self.carol)]))
+        snapshot = try store.group(Self.group, viewer: Self.alice)
+        #expect(snapshot.member(Self.bob)?.role == .member, "a snapshot read after every event synced wins")
+        #expect(snapshot.member(Self.carol)?.mutedUntil == nil)
+    }
+
+    @Test func theProfileFollowsTheNewestUpdateAndASummaryCoveringIt() throws {
+        let store = try ClientStore(path: nil)
+        _ = try store.applySync(page([], conversations: [groupSummary()]))
+        var profile = GroupProfile(name: "team", ownerId: Self.alice)
+        profile.announcement = GroupAnnouncement(text: "ship it", updatedBy: Self.alice, updatedAt: 1)
+        profile.muteAll = true
+        try store.applyEvent(
+            event(12, ConversationUpdated(conversationId: Self.group, group: profile, updatedBy: Self.alice).body))
+        _ = try store.applySync(page([], conversations: [groupSummary()]))
+        #expect(try store.group(Self.group, viewer: Self.alice).profile == profile, "the page was older")
+        #expect(try store.conversation(Self.group)?.group == profile)
+
+        var later = profile
+        later.description = "the launch"
+        _ = try store.applySync(
+            page(
+                [
+                    event(
+                        12, ConversationUpdated(conversationId: Self.group, group: profile, updatedBy: Self.alice).body)
+                ],
+                conversations: [
+                    ConversationSummary(
+                        id: Self.group, kind: .group, name: "team", peerId: nil, memberCount: 3, maxSeq: 0, readSeq: 0,
+                        lastMessage: nil, createdAt: 0, lastActivityAt: 0, group: later)
+                ]))
+        #expect(try store.group(Self.group, viewer: Self.alice).profile == later)
+    }
+
+    @Test func aConversationTheUserWasRemovedFromKeepsItsMessagesHasNoHolesAndComesBackWhenTheyRejoin() throws {
+        let store = try ClientStore(path: nil)
+        try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob)]))
+        try store.saveMessages([message(1, in: Self.group), message(3, in: Self.group)])
+        let removed = ConversationRemoved(conversationId: Self.group, reason: .removed, removedBy: Self.alice)
+        try store.applyEvent(event(20, removed.body))
+        #expect(try store.hasLeft(Self.group))
+        #expect(try store.group(Self.group, viewer: Self.bob).removal == removed)
+        #expect(try store.group(Self.group, viewer: Self.bob).membersAreComplete == false)
+        #expect(try store.allMessages(in: Self.group).map(\.seq) == [1, 3], "history stays")
+        #expect(try store.conversationsWithHoles().isEmpty, "the server would refuse to fill seq 2")
+        #expect(try store.conversations().map(\.id) == [Self.group], "still listed")
+
+        _ = try store.applySync(page([], conversations: [groupSummary()]))
+        #expect(try store.hasLeft(Self.group), "a summary read before the removal does not undo it")
+        _ = try store.applySync(
+            page([event(19, ConversationAdded(conversationId: Self.group).body), event(20, removed.body)]))
+        #expect(try store.hasLeft(Self.group))
+        _ = try store.applySync(page([event(25, ConversationAdded(conversationId: Self.group).body)]))
+        #expect(try !store.hasLeft(Self.group), "added again")
+        #expect(try store.conversationsWithHoles().map(\.id) == [Self.group])
+    }
+
+    @Test func ownersAndAdminsSeeEveryPendingRequestAndOthersOnlyTheirOwn() throws {
+        let store = try ClientStore(path: nil)
+        try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob)]))
+        let dave = UserID(9)
+        func request(_ user: UserID, _ state: JoinRequestState = .pending, at time: Int64) -> JoinRequest {
+            JoinRequest(
+                conversationId: Self.group, userId: user, inviteCode: "code", message: "hi", state: state,
+                createdAt: time)
+        }
+        try store.applyEvent(event(3, JoinRequestUpdated(request: request(dave, at: 2)).body))
+        try store.applyEvent(event(4, JoinRequestUpdated(request: request(Self.carol, at: 1)).body))
+        #expect(try store.group(Self.group, viewer: Self.alice).pendingRequests.map(\.userId) == [Self.carol, dave])
+        #expect(try store.group(Self.group, viewer: Self.bob).pendingRequests.isEmpty, "bob is a plain member")
+        #expect(try store.group(Self.group, viewer: dave).pendingRequests.map(\.userId) == [dave])
+
+        try store.applyEvent(event(6, JoinRequestUpdated(request: request(dave, .rejected, at: 2)).body))
+        _ = try store.applySync(page([event(3, JoinRequestUpdated(request: request(dave, at: 2)).body)]))
+        #expect(try store.group(Self.group, viewer: Self.alice).pendingRequests.map(\.userId) == [Self.carol])
+        try store.savePendingRequests([], of: Self.group)
+        #expect(
+            try store.group(Self.group, viewer: Self.alice).pendingRequests.map(\.userId) == [Self.carol],
+            "the list may have been read before carol's request was filed: sync had not brought it")
+        _ = try store.applySync(
+            page([
+                event(4, JoinRequestUpdated(request: request(Self.carol, at: 1)).body),
+                event(6, JoinRequestUpdated(request: request(dave, .rejected, at: 2)).body),
+            ]))
+        try store.savePendingRequests([], of: Self.group)
+        #expect(try store.group(Self.group, viewer: Self.alice).pendingRequests.isEmpty, "resolved meanwhile")
+    }
+
+    /// A sync without a cursor starts the event stream afresh: changes before it are never
+    /// replayed, so a member list held from before may be stale.
+    @Test func aSyncWithoutACursorMarksTheMemberListsHeldIncomplete() throws {
+        let store = try ClientStore(path: nil)
+        try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob)]))
+        _ = try store.applySync(page([], conversations: [groupSummary(members: 2)]))
+        #expect(try store.group(Self.group, viewer: Self.alice).membersAreComplete == false)
+        try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob)]))
+        _ = try store.applySync(page([event(1, MembersAdded(conversationId: Self.group, userIds: [Self.carol]).body)]))
+        let followed = try store.group(Self.group, viewer: Self.alice)
+        #expect(followed.membersAreComplete, "a sync from a cursor replays every change")
+        #expect(followed.members.count == 3)
+    }
+
+    @Test func aStoreOfTheVersionBeforeGroupsKeepsItsNamesGuardWhenMigrated() throws {
+        let path = temporaryDirectory() + "/v4.sqlite"
+        let old = try DatabaseQueue(path: path)
+        try ClientStore.migrator.migrate(old, upTo: "v4 name seq")
+        try old.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO conversations (id, kind, name, member_count, max_seq, read_seq, created_at,
+                        last_activity_at, name_seq)
+                    VALUES (4, 'group', 'renamed', 3, 0, 0, 0, 0, 10)
+                    """)
+        }
+        try old.close()
+        let store = try ClientStore(path: path)
+        _ = try store.applySync(page([], conversations: [groupSummary(name: "older")]))
+        #expect(try store.conversation(Self.group)?.name == "renamed")
+    }
+}
