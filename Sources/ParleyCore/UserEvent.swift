@@ -252,17 +252,21 @@ public struct MembersRemoved: ConversationEventPayload {
     public var body: UserEventBody { .membersRemoved(self) }
 }
 
-/// `conversation.removed`: the user is no longer in `conversationId`. Their devices keep
-/// what they have, read-only; the server no longer lists it or sends its messages.
+/// `conversation.removed`: the user is no longer in `conversationId`. The server no longer
+/// lists it or sends its messages; their history stays readable up to `lastSeq` (the notice
+/// of the removal), so a device that was away fetches what it missed and keeps it, read-only.
 public struct ConversationRemoved: ConversationEventPayload {
     public static let type = UserEventType.conversationRemoved
     public var conversationId: ConversationID
     public var reason: RemovalReason
     public var removedBy: UserID
-    public init(conversationId: ConversationID, reason: RemovalReason, removedBy: UserID) {
+    /// The last seq the user may still read.
+    public var lastSeq: Int64
+    public init(conversationId: ConversationID, reason: RemovalReason, removedBy: UserID, lastSeq: Int64) {
         self.conversationId = conversationId
         self.reason = reason
         self.removedBy = removedBy
+        self.lastSeq = lastSeq
     }
     public var body: UserEventBody { .conversationRemoved(self) }
 }

@@ -95,7 +95,8 @@ extension PostgresStore {
             "SELECT * FROM invite_links WHERE conversation_id = $1", [.int(id.rawValue)], logger: logger
         ).map(InviteLink.init(row:))
         return GroupState(
-            id: id, kind: ConversationRules.kind(stored: try row.text("kind")), profile: try GroupProfile(row: row),
+            id: id, kind: ConversationRules.kind(stored: try row.text("kind")), maxSeq: try row.int("max_seq"),
+            profile: try GroupProfile(row: row),
             members: members, links: links,
             pendingRequests: try await pendingRequests(connection, of: id),
             existingUsers: try await existingUsers(connection, change.usersToCheck))
@@ -142,6 +143,7 @@ extension PostgresStore {
                     revoked_at)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
                 ON CONFLICT (code) DO UPDATE SET uses = excluded.uses, revoked_at = excluded.revoked_at
+                WHERE invite_links.conversation_id = excluded.conversation_id
                 """,
                 [
                     .text(link.code), .int(id.rawValue), .int(link.createdBy.rawValue), .int(link.createdAt),
@@ -182,6 +184,12 @@ extension PostgresStore {
             try await connection.rows(
                 "DELETE FROM members WHERE conversation_id = $1 AND user_id = $2",
                 [.int(id.rawValue), .int(userId.rawValue)], logger: logger)
+            try await connection.rows(
+                """
+                INSERT INTO former_members (conversation_id, user_id, read_up_to) VALUES ($1, $2, $3)
+                ON CONFLICT (conversation_id, user_id) DO UPDATE SET read_up_to = excluded.read_up_to
+                """,
+                [.int(id.rawValue), .int(userId.rawValue), .int(effects.removedReadUpTo)], logger: logger)
         }
         if effects.changesMembership {
             try await connection.rows(

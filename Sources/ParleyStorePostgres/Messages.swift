@@ -44,7 +44,7 @@ extension PostgresStore {
     }
 
     /// Gives `new` the next seq of `conversationId`, stores it, moves the sender's read
-    /// watermark to it and notifies every node, which delivers it to the members then (and
+    /// watermark to it (unless it is a system notice) and notifies every node, which delivers it to the members then (and
     /// to `alsoTo`). No rule is checked.
     func insert(
         _ connection: PostgresConnection, _ notes: Notifications, _ new: NewMessage,
@@ -71,9 +71,12 @@ extension PostgresStore {
                 .int(conversationId.rawValue), .int(seq), .int(new.senderId.rawValue), .text(new.clientMsgId),
                 .text(new.kind.rawValue), .text(new.contentJSON), .int(new.sentAt),
             ], logger: logger)!
-        try await connection.rows(
-            "UPDATE members SET read_seq = $1, version = $2 WHERE conversation_id = $3 AND user_id = $4",
-            [.int(seq), .int(version), .int(conversationId.rawValue), .int(new.senderId.rawValue)], logger: logger)
+        // Sending implies having read everything before it; a notice of what someone did does not.
+        if new.kind != .system {
+            try await connection.rows(
+                "UPDATE members SET read_seq = $1, version = $2 WHERE conversation_id = $3 AND user_id = $4",
+                [.int(seq), .int(version), .int(conversationId.rawValue), .int(new.senderId.rawValue)], logger: logger)
+        }
         notes.add(
             ChangeNote(
                 message: id, origin: new.origin.map { "\(nodeID)/\($0.rawValue)" },
@@ -89,9 +92,23 @@ extension PostgresStore {
     {
         let window = HistoryWindow(query)
         return try await read { connection in
-            _ = try await self.summary(connection, conversationId, for: userId)
+            let access = try await connection.rows(
+                """
+                SELECT EXISTS (SELECT 1 FROM members WHERE conversation_id = $1 AND user_id = $2) AS member,
+                    (SELECT read_up_to FROM former_members WHERE conversation_id = $1 AND user_id = $2) AS former,
+                    EXISTS (SELECT 1 FROM conversations WHERE id = $1) AS known
+                """,
+                [.int(conversationId.rawValue), .int(userId.rawValue)], logger: self.logger
+            ).first!
             var conditions = ["conversation_id = $1"]
             var values: [SQLValue] = [.int(conversationId.rawValue)]
+            if let upTo = try ConversationRules.readableUpTo(
+                conversationId, isMember: try access.bool("member"), formerReadUpTo: try access.optionalInt("former"),
+                exists: try access.bool("known"))
+            {
+                values.append(.int(upTo))
+                conditions.append("seq <= $\(values.count)")
+            }
             if let before = window.before {
                 values.append(.int(before))
                 conditions.append("seq < $\(values.count)")

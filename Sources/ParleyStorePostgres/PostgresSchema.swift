@@ -110,6 +110,13 @@ enum PostgresSchema {
                     created_at BIGINT NOT NULL, resolved_by BIGINT, resolved_at BIGINT,
                     PRIMARY KEY (conversation_id, user_id))
                 """,
+                // Who left or was removed, and up to which seq they may still read.
+                """
+                CREATE TABLE former_members (
+                    conversation_id BIGINT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE, read_up_to BIGINT NOT NULL,
+                    PRIMARY KEY (conversation_id, user_id))
+                """,
             ]
         ),
     ]

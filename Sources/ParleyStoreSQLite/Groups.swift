@@ -85,7 +85,8 @@ extension SQLiteStore {
             db, sql: "SELECT * FROM invite_links WHERE conversation_id = ?", arguments: [id.rawValue]
         ).map(InviteLink.init(row:))
         return GroupState(
-            id: id, kind: ConversationRules.kind(stored: row["kind"]), profile: GroupProfile(row: row),
+            id: id, kind: ConversationRules.kind(stored: row["kind"]), maxSeq: row["max_seq"],
+            profile: GroupProfile(row: row),
             members: members, links: links,
             pendingRequests: try Self.pendingRequests(db, of: id),
             existingUsers: try Self.existingUsers(db, change.usersToCheck))
@@ -132,6 +133,7 @@ extension SQLiteStore {
                         revoked_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (code) DO UPDATE SET uses = excluded.uses, revoked_at = excluded.revoked_at
+                    WHERE invite_links.conversation_id = excluded.conversation_id
                     """,
                 arguments: [
                     link.code, id.rawValue, link.createdBy.rawValue, link.createdAt, link.expiresAt, link.maxUses,
@@ -159,6 +161,12 @@ extension SQLiteStore {
             try db.execute(
                 sql: "DELETE FROM members WHERE conversation_id = ? AND user_id = ?",
                 arguments: [id.rawValue, userId.rawValue])
+            try db.execute(
+                sql: """
+                    INSERT INTO former_members (conversation_id, user_id, read_up_to) VALUES (?, ?, ?)
+                    ON CONFLICT (conversation_id, user_id) DO UPDATE SET read_up_to = excluded.read_up_to
+                    """,
+                arguments: [id.rawValue, userId.rawValue, effects.removedReadUpTo])
         }
         if effects.changesMembership {
             try db.execute(

@@ -57,7 +57,8 @@ extension SQLiteStore {
     }
 
     /// Gives `new` the next seq of `conversationId`, stores it, moves the sender's read
-    /// watermark to it and publishes it to `recipients` at the commit. No rule is checked.
+    /// watermark to it (unless it is a system notice) and publishes it to `recipients` at the
+    /// commit. No rule is checked.
     func insert(_ db: Database, _ new: NewMessage, into conversationId: ConversationID, recipients: [UserID]) throws
         -> Message
     {
@@ -82,11 +83,13 @@ extension SQLiteStore {
         let message = Message(
             id: MessageID(db.lastInsertedRowID), conversationId: conversationId, seq: seq, senderId: new.senderId,
             clientMsgId: new.clientMsgId, kind: new.kind, content: new.content, sentAt: new.sentAt)
-        // Sending implies having read everything before it.
-        try db.cachedStatement(
-            sql: "UPDATE members SET read_seq = ?, version = ? WHERE conversation_id = ? AND user_id = ?"
-        )
-        .execute(arguments: [seq, version, conversationId.rawValue, new.senderId.rawValue])
+        // Sending implies having read everything before it; a notice of what someone did does not.
+        if new.kind != .system {
+            try db.cachedStatement(
+                sql: "UPDATE members SET read_seq = ?, version = ? WHERE conversation_id = ? AND user_id = ?"
+            )
+            .execute(arguments: [seq, version, conversationId.rawValue, new.senderId.rawValue])
+        }
         publishAfterCommit(db, .message(message, recipients: recipients, origin: new.origin))
         return message
     }
@@ -96,9 +99,22 @@ extension SQLiteStore {
     {
         let window = HistoryWindow(query)
         return try await pool.read { db in
-            _ = try Self.summary(db, conversationId, for: userId)
+            let access = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM members WHERE conversation_id = ?1 AND user_id = ?2) AS member,
+                        (SELECT read_up_to FROM former_members WHERE conversation_id = ?1 AND user_id = ?2) AS former,
+                        EXISTS (SELECT 1 FROM conversations WHERE id = ?1) AS known
+                    """,
+                arguments: [conversationId.rawValue, userId.rawValue])!
             var conditions = ["conversation_id = ?"]
             var arguments: StatementArguments = [conversationId.rawValue]
+            if let upTo = try ConversationRules.readableUpTo(
+                conversationId, isMember: access["member"], formerReadUpTo: access["former"], exists: access["known"])
+            {
+                conditions.append("seq <= ?")
+                arguments += [upTo]
+            }
             if let before = window.before {
                 conditions.append("seq < ?")
                 arguments += [before]

@@ -143,6 +143,14 @@ enum SQLiteSchema {
                         resolved_at INTEGER,
                         PRIMARY KEY (conversation_id, user_id)
                     ) WITHOUT ROWID;
+
+                    -- Who left or was removed, and up to which seq they may still read.
+                    CREATE TABLE former_members (
+                        conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        read_up_to INTEGER NOT NULL,
+                        PRIMARY KEY (conversation_id, user_id)
+                    ) WITHOUT ROWID;
                     """)
         }
         return migrator

@@ -105,7 +105,8 @@ extension ClientStoreTests {
         let store = try ClientStore(path: nil)
         try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob)]))
         try store.saveMessages([message(1, in: Self.group), message(3, in: Self.group)])
-        let removed = ConversationRemoved(conversationId: Self.group, reason: .removed, removedBy: Self.alice)
+        let removed = ConversationRemoved(
+            conversationId: Self.group, reason: .removed, removedBy: Self.alice, lastSeq: 3)
         try store.applyEvent(event(20, removed.body))
         #expect(try store.hasLeft(Self.group))
         #expect(try store.group(Self.group, viewer: Self.bob).removal == removed)

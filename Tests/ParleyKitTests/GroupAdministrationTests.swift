@@ -133,7 +133,7 @@ extension LiveServerSuites {
             let watched = SnapshotLog(await bob.groups.observe(group))
 
             try await alice.groups.remove(bobId, from: group)
-            let removal = ConversationRemoved(conversationId: group, reason: .removed, removedBy: aliceId)
+            let removal = ConversationRemoved(conversationId: group, reason: .removed, removedBy: aliceId, lastSeq: 2)
             try await eventually("bob's device marks the group left") { watched.latest?.removal == removal }
             try await alice.sendQueue.send(text: "after", to: group).settled()
             try await eventually { try carol.store.conversation(group)?.maxSeq == 3 }

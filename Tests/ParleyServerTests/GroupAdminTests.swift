@@ -83,7 +83,8 @@ import Testing
                 let removed = try await socket.waitFor { $0.text.contains("conversation.removed") }
                 #expect(
                     try removed.payload(UserEvent.self).body
-                        == ConversationRemoved(conversationId: group, reason: .removed, removedBy: alice.id).body)
+                        == ConversationRemoved(conversationId: group, reason: .removed, removedBy: alice.id, lastSeq: 2)
+                        .body)
                 let notice = try await socket.waitFor { $0.type == "message" }
                 #expect(
                     try notice.payload(Message.self).typedContent
@@ -106,11 +107,14 @@ import Testing
             }
             let refused = try await capture { _ = try await api.sendText("let me back", to: group, as: bobPhone) }
             #expect(refused?.error.code == .notAMember)
-            let history = try await capture {
-                let _: HistoryPage = try await api.call(
-                    .get, "/v1/conversations/\(group)/messages", token: bobLaptop.token)
-            }
-            #expect(history?.error.code == .notAMember)
+            // What was theirs stays readable, up to the notice of the removal and no further.
+            let kept = try await api.fullHistory(of: group, as: bobLaptop)
+            #expect(kept.map(\.seq) == [1, 2])
+            #expect(
+                kept.last?.typedContent == .system(SystemNotice(.memberRemoved, by: alice.id, about: [bobPhone.id])))
+            let newest: HistoryPage = try await api.call(
+                .get, "/v1/conversations/\(group)/messages", token: bobLaptop.token)
+            #expect(newest.messages.map(\.seq) == [1, 2], "the newest page ends at the removal too")
 
             let changes: SyncResponse = try await api.call(
                 .get, "/v1/sync?cursor=\(snapshot.cursor)", token: bobPhone.token)
@@ -254,6 +258,36 @@ import Testing
                 }
                 #expect(dead?.error.message == "This invite link was revoked.")
             }
+
+            // An admin made plain member loses their links of an invite-only group.
+            let path = "/v1/conversations/\(group)/members/\(strangers[0].id)"
+            let _: ConversationDetail = try await api.call(
+                .patch, path, UpdateMemberRequest(role: .admin), token: alice.token)
+            let adminsLink: InviteLink = try await api.call(
+                .post, links, CreateInviteLinkRequest(), token: strangers[0].token)
+            let _: ConversationDetail = try await api.call(
+                .patch, path, UpdateMemberRequest(role: .member), token: alice.token)
+            let demoted = try await capture {
+                let _: InviteOutcome = try await api.call(
+                    .post, "/v1/invites/\(adminsLink.code)", UseInviteRequest(), token: strangers[2].token)
+            }
+            #expect(demoted?.error.message == "This invite link was revoked.")
+        }
+    }
+
+    @Test func aNoticeDoesNotMarkTheAdminsUnreadMessagesRead() async throws {
+        try await withServer { api in
+            let alice = try await api.signUp("alice")
+            let bob = try await api.signUp("bob")
+            let group = try await api.createGroup("Team", by: alice, with: [bob])
+            _ = try await api.sendText("unread by alice", to: group, as: bob)
+            let _: ConversationDetail = try await api.call(
+                .patch, "/v1/conversations/\(group)", UpdateGroupRequest(description: "rules"), token: alice.token)
+            let detail: ConversationDetail = try await api.call(
+                .get, "/v1/conversations/\(group)", token: alice.token)
+            #expect(detail.conversation.maxSeq == 2)
+            #expect(detail.conversation.readSeq == 0, "alice has not read bob's message")
+            #expect(detail.conversation.unreadCount == 2)
         }
     }
 
@@ -456,6 +490,11 @@ import Testing
                 (
                     "POST", "\(path)/join-requests/\(eve.id)", #"{"approve":true}"#, 404, .joinRequestNotFound,
                     "User \(eve.id) has no pending request to join."
+                ),
+                (
+                    "POST", "/v1/messages",
+                    #"{"conversationId":\#(group),"clientMsgId":"system-1","kind":"text","content":{"text":"x"}}"#,
+                    400, .invalidField, "'clientMsgId' may not start with 'system-': the server's notices do."
                 ),
             ]
             let before: ConversationDetail = try await api.call(.get, path, token: alice.token)

@@ -461,7 +461,7 @@ import Testing
 
     /// Member lists are cached by `members_version`: each send after a change to the members
     /// reaches exactly the members of that moment, a notice reaches those it removes, and a
-    /// removed member gets nothing after it.
+    /// removed member gets nothing after it (and reads the history up to it).
     @Test(arguments: StoreBackend.available)
     func sendsReachExactlyTheMembersOfTheirMomentAcrossMembershipChanges(_ backend: StoreBackend) async throws {
         let store = try await backend.make()
@@ -495,10 +495,13 @@ import Testing
                 1: [alice, bob], 2: [alice, bob], 3: [alice, bob, cyd], 4: [alice, bob, cyd], 5: [alice, bob, cyd],
                 6: [alice, cyd],
             ])
-        let bobsView = await #expect(throws: ParleyError.self) {
-            _ = try await store.history(of: group, for: bob, query: HistoryQuery())
+        let bobsView = try await store.history(of: group, for: bob, query: HistoryQuery(after: 0))
+        #expect(bobsView.messages.map(\.seq) == [1, 2, 3, 4, 5], "a former member reads up to their removal")
+        let outsider = try await makeUsers(store, "eve")[0]
+        let eves = await #expect(throws: ParleyError.self) {
+            _ = try await store.history(of: group, for: outsider, query: HistoryQuery())
         }
-        #expect(bobsView?.code == .notAMember)
+        #expect(eves?.code == .notAMember)
         #expect(try await store.conversation(group, for: alice).conversation.memberCount == 2)
         try await store.close()
     }

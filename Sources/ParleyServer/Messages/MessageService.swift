@@ -66,6 +66,11 @@ struct MessageService: Sendable {
                 "'clientMsgId' must be 1 to \(Limits.maxClientMessageIDLength) printable ASCII characters without spaces."
             )
         }
+        guard !id.hasPrefix(NewMessage.noticeIDPrefix) else {
+            throw ParleyError(
+                .invalidField,
+                "'clientMsgId' may not start with '\(NewMessage.noticeIDPrefix)': the server's notices do.")
+        }
     }
 
     static func validateKind(_ kind: MessageKind) throws {

@@ -49,6 +49,17 @@ public enum ConversationRules {
             ? ParleyError.notAMember(of: id) : ParleyError(.conversationNotFound, "Conversation \(id) does not exist.")
     }
 
+    /// How far a user may read a conversation's history: all of it (nil) as a member, up to
+    /// `formerReadUpTo` as a former member (someone who left or was removed), else nothing
+    /// (the error of ``noSummary(of:exists:)``).
+    public static func readableUpTo(
+        _ id: ConversationID, isMember: Bool, formerReadUpTo: Int64?, exists: Bool
+    ) throws -> Int64? {
+        if isMember { return nil }
+        if let formerReadUpTo { return formerReadUpTo }
+        throw noSummary(of: id, exists: exists)
+    }
+
     /// Throws `user_not_found` naming the first of `ids` (in order) missing from `existing`.
     public static func requireExisting(_ ids: [UserID], existing: Set<UserID>) throws {
         if let missing = ids.first(where: { !existing.contains($0) }) {

@@ -121,17 +121,21 @@ public enum GroupRules {
     private static func leavingDissolved(_ state: GroupState, by userId: UserID) -> GroupEffects {
         var effects = GroupEffects()
         effects.removed = [userId]
-        effects.announcements = removalAnnouncements(of: userId, from: state, reason: .left, by: userId)
+        effects.removedReadUpTo = state.maxSeq
+        effects.announcements = removalAnnouncements(
+            of: userId, from: state, reason: .left, by: userId, readUpTo: state.maxSeq)
         return effects
     }
 
     /// `conversation.removed` to the one who goes, `members.removed` to those who stay.
     private static func removalAnnouncements(
-        of userId: UserID, from state: GroupState, reason: RemovalReason, by actorId: UserID
+        of userId: UserID, from state: GroupState, reason: RemovalReason, by actorId: UserID, readUpTo: Int64
     ) -> [Announcement] {
         [
             Announcement(
-                to: [userId], ConversationRemoved(conversationId: state.id, reason: reason, removedBy: actorId).body),
+                to: [userId],
+                ConversationRemoved(conversationId: state.id, reason: reason, removedBy: actorId, lastSeq: readUpTo)
+                    .body),
             Announcement(
                 to: state.members.map(\.userId).filter { $0 != userId },
                 MembersRemoved(conversationId: state.id, userIds: [userId], reason: reason, removedBy: actorId).body),
@@ -353,6 +357,10 @@ public enum GroupRules {
                     throw ParleyError(.invalidField, "Ownership moves with POST /v1/conversations/{id}/transfer.")
                 }
                 member.role = role
+                if role == .member, profile.joinPolicy == .inviteOnly {
+                    // Only the owner's and admins' links admit people to an invite-only group.
+                    revokeLinks { $0.createdBy == userId }
+                }
                 notices.append(
                     SystemNotice(role == .admin ? .adminAdded : .adminRemoved, by: actor.userId, about: [userId]))
             }
@@ -390,6 +398,8 @@ public enum GroupRules {
                 try requireOutranks(member, "remove")
             }
             effects.removed = [userId]
+            // They may still read up to the notice of their removal, which is the next seq.
+            effects.removedReadUpTo = state.maxSeq + 1
             // Links someone made stop admitting people once they are gone.
             revokeLinks { $0.createdBy == userId }
             record(
@@ -399,7 +409,8 @@ public enum GroupRules {
                         : SystemNotice(.memberRemoved, by: actor.userId, about: [userId])
                 ],
                 GroupRules.removalAnnouncements(
-                    of: userId, from: state, reason: leaving ? .left : .removed, by: actor.userId))
+                    of: userId, from: state, reason: leaving ? .left : .removed, by: actor.userId,
+                    readUpTo: effects.removedReadUpTo))
         }
 
         mutating func transfer(to userId: UserID) throws {

@@ -5,6 +5,8 @@ import ParleyCore
 public struct GroupState: Sendable {
     public var id: ConversationID
     public var kind: ConversationKind
+    /// The conversation's last seq before the change.
+    public var maxSeq: Int64
     /// Nil for a direct conversation.
     public var profile: GroupProfile?
     public var members: [Member]
@@ -16,11 +18,13 @@ public struct GroupState: Sendable {
     public var existingUsers: Set<UserID>
 
     public init(
-        id: ConversationID, kind: ConversationKind, profile: GroupProfile?, members: [Member], links: [InviteLink] = [],
+        id: ConversationID, kind: ConversationKind, maxSeq: Int64, profile: GroupProfile?, members: [Member],
+        links: [InviteLink] = [],
         pendingRequests: [JoinRequest] = [], existingUsers: Set<UserID> = []
     ) {
         self.id = id
         self.kind = kind
+        self.maxSeq = maxSeq
         self.profile = profile
         self.members = members
         self.links = links
@@ -40,7 +44,8 @@ public struct GroupState: Sendable {
 /// What a group change writes, decided by ``GroupRules``; a backend applies it (unless it is
 /// empty) in this
 /// order: profile, new members, member updates, links, requests, notices (as system
-/// messages to ``noticeRecipients``), removals, announcements.
+/// messages to ``noticeRecipients``), removals (each remembered as a former member who may
+/// read up to ``removedReadUpTo``), announcements.
 public struct GroupEffects: Sendable {
     /// The whole new profile, when it changed.
     public var profile: GroupProfile?
@@ -48,6 +53,8 @@ public struct GroupEffects: Sendable {
     /// Members whose role, mute or nickname changed, as they now stand.
     public var updatedMembers: [Member] = []
     public var removed: [UserID] = []
+    /// The last seq those removed may still read (the last notice of the change).
+    public var removedReadUpTo: Int64 = 0
     /// Links to insert or update (by code).
     public var links: [InviteLink] = []
     /// Requests to insert or replace (by conversation and user).
