@@ -124,6 +124,35 @@ extension LiveServerSuites {
             for node in nodes { await node.stop() }
         }
 
+        /// Membership changed on one node reaches sends delivered by another: a member removed
+        /// there gets nothing more, and one added there gets the next message (each node keeps
+        /// its own member-list cache, keyed by the version every change moves).
+        @Test func membersRemovedOrAddedOnOneNodeAreHonouredByAnother() async throws {
+            let (_, nodes, alice, bob) = try await Self.aliceAndBobOnTwoNodes()
+            let (cyd, dan) = (try makeClient(nodes[1].url), try makeClient(nodes[1].url))
+            try await signUp(cyd, "cyd")
+            try await signUp(dan, "dan")
+            let group = try await alice.conversations.createGroup(name: "nodes", usernames: ["bob", "cyd"]).id
+            for client in [alice, bob, cyd, dan] { await client.connect() }
+            try await alice.sendQueue.send(text: "one", to: group).settled()
+            try await eventually("node 2 delivers to bob and cyd") {
+                try bob.store.conversation(group)?.maxSeq == 1 && cyd.store.conversation(group)?.maxSeq == 1
+            }
+
+            try await alice.groups.remove(try await id(of: bob), from: group)
+            try await alice.groups.add([try await id(of: dan)], to: group)
+            try await alice.sendQueue.send(text: "two", to: group).settled()
+            try await eventually("cyd and dan, on node 2, get the message after the changes") {
+                try cyd.store.allMessages(in: group).contains { text($0.content) == "two" }
+                    && dan.store.allMessages(in: group).contains { text($0.content) == "two" }
+            }
+            try await eventually("bob's device marks the group left") { try bob.store.hasLeft(group) }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(!(try bob.store.allMessages(in: group).contains { text($0.content) == "two" }))
+            for client in [alice, bob, cyd, dan] { await client.disconnect() }
+            for node in nodes { await node.stop() }
+        }
+
         @Test func typingOnOneNodeShowsOnAnotherAndNothingIsStored() async throws {
             let (schema, nodes, alice, bob) = try await Self.aliceAndBobOnTwoNodes()
             let direct = try await alice.conversations.openDirect(withUsername: "bob").id
