@@ -174,13 +174,14 @@ struct Group: AsyncParsableCommand {
         func run() async throws {
             try await userFacing(options) {
                 let client = try await options.signedInClient()
-                let preview = try await client.groups.preview(code: code)
                 let note = message.joined(separator: " ")
+                // Joining first: a member holding a spent link is simply in, which a preview would refuse.
                 let outcome = try await client.groups.join(code: code, message: note.isEmpty ? nil : note)
-                if outcome.request != nil {
-                    print("Asked to join #\(preview.name); the owner or an admin will answer.")
-                } else {
-                    print("Joined #\(outcome.conversation?.conversation.name ?? preview.name).")
+                if let request = outcome.request {
+                    let name = (try? await client.groups.preview(code: code).name) ?? "group \(request.conversationId)"
+                    print("Asked to join #\(name); the owner or an admin will answer.")
+                } else if let detail = outcome.conversation {
+                    print("Joined #\(detail.conversation.name ?? "group \(detail.conversation.id)").")
                 }
             }
         }
