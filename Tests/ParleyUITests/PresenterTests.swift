@@ -39,6 +39,30 @@ func item(
         }
     }
 
+    /// A system message is a notice row, described with names; it ends a sender's run.
+    @Test func systemMessagesAreNoticeRowsThatEndARun() throws {
+        let notice = SystemNotice(.memberRemoved, by: UserID(1), about: [UserID(3)])
+        let content = try JSONText.decode(JSONValue.self, from: JSONText.encode(notice))
+        var removal = item(2, from: 1, at: 1, kind: .system)
+        removal.content = content
+        let rows = MessageListPresenter().rows(for: [item(1, from: 1, at: 0), removal, item(3, from: 1, at: 2)])
+        #expect(rows.map(\.id) == ["time/1/c1", "message/1/c1", "message/1/c2", "message/1/c3"])
+        guard case .notice(_, let shown) = rows[2], case .message(_, let showsSender) = rows[3] else {
+            Issue.record("unexpected rows \(rows)")
+            return
+        }
+        #expect(shown == notice)
+        #expect(showsSender, "the message after a notice shows its sender again")
+        let names = [UserID(1): "alice", UserID(3): "cyd"]
+        #expect(NoticeText.describe(shown) { names[$0] ?? "?" } == "alice removed cyd")
+        let joined = SystemNotice(.memberJoined, by: UserID(3), about: [UserID(3)])
+        #expect(NoticeText.describe(joined) { names[$0] ?? "?" } == "cyd joined")
+        let forever = SystemNotice(.memberMuted, by: UserID(1), about: [UserID(3)], until: Limits.mutedUntilLifted)
+        #expect(NoticeText.describe(forever) { names[$0] ?? "?" } == "alice muted cyd until further notice")
+        let newer = SystemNotice("poll.closed", by: UserID(1))
+        #expect(NoticeText.describe(newer) { names[$0] ?? "?" } == "alice: poll.closed")
+    }
+
     @Test func emittedChangesAlwaysTurnTheOldRowsIntoTheNewOnes() {
         var random = SeededGenerator(seed: 7)
         var presenter = MessageListPresenter(customItems: [(id: "top", payload: "")])
