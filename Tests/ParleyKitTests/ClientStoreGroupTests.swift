@@ -101,28 +101,65 @@ extension ClientStoreTests {
         #expect(try store.group(Self.group, viewer: Self.alice).profile == later)
     }
 
-    @Test func aConversationTheUserWasRemovedFromKeepsItsMessagesHasNoHolesAndComesBackWhenTheyRejoin() throws {
+    @Test func aConversationTheUserWasRemovedFromIsFilledUpToTheRemovalOnceAndComesBackWhenTheyRejoin() throws {
         let store = try ClientStore(path: nil)
         try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob)]))
         try store.saveMessages([message(1, in: Self.group), message(3, in: Self.group)])
         let removed = ConversationRemoved(
-            conversationId: Self.group, reason: .removed, removedBy: Self.alice, lastSeq: 3)
+            conversationId: Self.group, reason: .removed, removedBy: Self.alice, lastSeq: 4)
         try store.applyEvent(event(20, removed.body))
         #expect(try store.hasLeft(Self.group))
         #expect(try store.group(Self.group, viewer: Self.bob).removal == removed)
         #expect(try store.group(Self.group, viewer: Self.bob).membersAreComplete == false)
         #expect(try store.allMessages(in: Self.group).map(\.seq) == [1, 3], "history stays")
-        #expect(try store.conversationsWithHoles().isEmpty, "the server would refuse to fill seq 2")
+        #expect(try store.conversation(Self.group)?.maxSeq == 4, "the notice of the removal is known to exist")
         #expect(try store.conversations().map(\.id) == [Self.group], "still listed")
+        #expect(try store.conversationsWithHoles().map { "\($0.id) \($0.upTo)" } == ["\(Self.group) 4"])
+        #expect(try store.historyDue(Self.group) == 4)
 
+        try store.settleHistoryDue(Self.group, upTo: 4)
+        #expect(try store.conversationsWithHoles().isEmpty, "fetched once, not again")
         _ = try store.applySync(page([], conversations: [groupSummary()]))
         #expect(try store.hasLeft(Self.group), "a summary read before the removal does not undo it")
         _ = try store.applySync(
             page([event(19, ConversationAdded(conversationId: Self.group).body), event(20, removed.body)]))
         #expect(try store.hasLeft(Self.group))
+        #expect(try store.conversationsWithHoles().isEmpty, "the removal replayed is not due again")
         _ = try store.applySync(page([event(25, ConversationAdded(conversationId: Self.group).body)]))
         #expect(try !store.hasLeft(Self.group), "added again")
-        #expect(try store.conversationsWithHoles().map(\.id) == [Self.group])
+        #expect(try store.historyDue(Self.group) == nil)
+        #expect(try store.conversationsWithHoles().map { "\($0.id) \($0.upTo)" } == ["\(Self.group) 4"])
+
+        let again = ConversationRemoved(conversationId: Self.group, reason: .left, removedBy: Self.bob, lastSeq: 9)
+        try store.applyEvent(event(30, again.body))
+        #expect(try store.historyDue(Self.group) == 9, "a newer removal brings its own history")
+        try store.settleHistoryDue(Self.group, upTo: 4)
+        #expect(try store.historyDue(Self.group) == 9, "settling an older fetch leaves it due")
+    }
+
+    @Test func aStoreThatLeftAGroupBeforeFormerMembersReadTheirHistoryFetchesItOnceWhenMigrated() throws {
+        let path = temporaryDirectory() + "/v6.sqlite"
+        let old = try DatabaseQueue(path: path)
+        try ClientStore.migrator.migrate(old, upTo: "v6 send rejections")
+        try old.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO conversations (id, kind, name, member_count, max_seq, read_seq, created_at,
+                        last_activity_at, membership_seq, removal)
+                    VALUES (4, 'group', 'team', 3, 7, 0, 0, 0, 20,
+                        '{"conversationId":4,"reason":"removed","removedBy":1}'),
+                        (5, 'group', 'crew', 3, 2, 0, 0, 0, 21,
+                        '{"conversationId":5,"reason":"left","removedBy":2,"lastSeq":3}')
+                    """)
+        }
+        try old.close()
+        let store = try ClientStore(path: path)
+        #expect(
+            try store.group(Self.group, viewer: Self.bob).removal
+                == ConversationRemoved(conversationId: Self.group, reason: .removed, removedBy: Self.alice, lastSeq: 7),
+            "a removal without lastSeq reads up to the highest seq known")
+        #expect(try store.conversationsWithHoles().map { "\($0.id) \($0.upTo)" } == ["4 7", "5 3"])
+        #expect(try store.conversation(ConversationID(5))?.maxSeq == 3)
     }
 
     @Test func ownersAndAdminsSeeEveryPendingRequestAndOthersOnlyTheirOwn() throws {

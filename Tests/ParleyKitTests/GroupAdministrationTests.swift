@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import ParleyKit
+import ParleyKitTransport
 import ParleyTesting
 import Synchronization
 import Testing
@@ -139,8 +140,10 @@ extension LiveServerSuites {
             try await eventually { try carol.store.conversation(group)?.maxSeq == 3 }
             await bob.catchUp()
             let kept = try bob.store.allMessages(in: group)
+            #expect(kept == Array(try await serverHistory(group, via: alice).prefix(2)), "up to the removal's notice")
             #expect(kept.first.map { text($0.content) } == "before", "bob keeps the history")
             #expect(!kept.contains { text($0.content) == "after" }, "and gets nothing sent after his removal")
+            #expect(try bob.store.conversation(group)?.maxSeq == 2)
             #expect(try bob.store.hasLeft(group))
             #expect(try bob.conversations.list.current().contains { $0.id == group }, "still in bob's list")
 
@@ -152,6 +155,63 @@ extension LiveServerSuites {
             #expect(await refused.rejection?.code == .notAMember)
             watched.stop()
             for client in [alice, bob, carol] { await client.disconnect() }
+            await server.stop()
+        }
+
+        @Test func aMemberRemovedWhileAwayGetsWhatWasSentUpToTheRemovalAndItsNoticeOnceAndNothingAfter() async throws {
+            let server = try await InProcessServer.start()
+            let requests = RecordedHTTP()
+            let (alice, bob, carol) = (
+                try makeClient(server.url), try makeClient(server.url, http: requests), try makeClient(server.url)
+            )
+            for (client, name) in [(alice, "alice"), (bob, "bob"), (carol, "carol")] { try await signUp(client, name) }
+            let group = try await alice.conversations.createGroup(name: "Team", usernames: ["bob", "carol"]).id
+            let (aliceId, bobId) = (try await id(of: alice), try await id(of: bob))
+            await bob.catchUp()
+            #expect(try bob.store.conversation(group)?.maxSeq == 0)
+
+            // Bob's client is offline meanwhile.
+            for line in ["one", "two"] { try await alice.sendQueue.send(text: line, to: group).settled() }
+            try await alice.groups.remove(bobId, from: group)
+            try await alice.sendQueue.send(text: "after", to: group).settled()
+            let history = try await serverHistory(group, via: alice)
+            #expect(history.map { text($0.content) } == ["one", "two", "", "after"])
+            guard case .system(let notice) = history[2].typedContent else {
+                Issue.record("seq 3 is the notice of bob's removal: \(history[2])")
+                return
+            }
+            #expect(notice.event == .memberRemoved)
+
+            requests.clear()
+            await bob.catchUp()
+            let removal = ConversationRemoved(conversationId: group, reason: .removed, removedBy: aliceId, lastSeq: 3)
+            #expect(try bob.store.group(group, viewer: bobId).removal == removal, "the group is marked left")
+            #expect(try bob.store.hasLeft(group))
+            #expect(try bob.store.allMessages(in: group) == Array(history.prefix(3)), "up to the notice, not after")
+            let summary = try #require(try bob.store.conversation(group))
+            #expect(summary.maxSeq == 3)
+            #expect(summary.lastMessage == history[2], "the list shows the notice last")
+            let fetches = requests.urls.filter { $0.contains(Endpoint.history.path(group)) }
+            #expect(fetches.count == 1, "\(fetches)")
+            #expect(fetches.allSatisfy { $0.contains("before=4") }, "never beyond lastSeq: \(fetches)")
+
+            requests.clear()
+            await bob.catchUp()
+            let chat = await bob.conversations.chat(group)
+            try await chat.load()
+            #expect(await chat.items.map(\.seq) == [1, 2, 3])
+            #expect(
+                try bob.store.allMessages(in: group) == Array(history.prefix(3)), "a second catch-up changes nothing")
+            #expect(try bob.store.conversation(group) == summary)
+            #expect(try bob.store.group(group, viewer: bobId).removal == removal)
+            #expect(
+                !requests.urls.contains { $0.contains(Endpoint.history.path(group)) }, "fetched once: \(requests.urls)")
+
+            // Back in the group: its whole history again, as for any member.
+            try await alice.groups.add([bobId], to: group)
+            await bob.catchUp()
+            #expect(try !bob.store.hasLeft(group))
+            #expect(try bob.store.allMessages(in: group) == (try await serverHistory(group, via: alice)))
             await server.stop()
         }
 
@@ -198,5 +258,21 @@ extension LiveServerSuites {
             for client in [alice, dave] { await client.disconnect() }
             await server.stop()
         }
+    }
+}
+
+/// Passes HTTP through, noting each request's method and URL.
+final class RecordedHTTP: HTTPTransport {
+    private let http = AsyncHTTPTransport(timeout: .seconds(10))
+    private let seen = Mutex<[String]>([])
+
+    var urls: [String] { seen.withLock { $0 } }
+    func clear() { seen.withLock { $0 = [] } }
+
+    func perform(method: String, url: String, headers: [String: String], body: Data?) async throws -> (
+        status: Int, body: Data
+    ) {
+        seen.withLock { $0.append("\(method) \(url)") }
+        return try await http.perform(method: method, url: url, headers: headers, body: body)
     }
 }

@@ -18,7 +18,7 @@ public struct GroupSnapshot: Sendable, Hashable {
     /// viewer's own request otherwise.
     public var pendingRequests: [JoinRequest]
     /// How the viewer left or was removed; nil while they are a member. A group they left
-    /// stays on the device with its history, read-only.
+    /// stays on the device with its history up to `lastSeq` (the notice of it), read-only.
     public var removal: ConversationRemoved?
 
     public init(

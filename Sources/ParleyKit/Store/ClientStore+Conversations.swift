@@ -23,6 +23,7 @@ extension ClientStore {
                 ON CONFLICT (id) DO UPDATE SET name = CASE WHEN profile_seq <= ? THEN excluded.name ELSE name END,
                     group_profile = CASE WHEN profile_seq <= ? THEN excluded.group_profile ELSE group_profile END,
                     removal = CASE WHEN membership_seq <= ? THEN NULL ELSE removal END,
+                    history_due = CASE WHEN membership_seq <= ? THEN NULL ELSE history_due END,
                     member_count = excluded.member_count,
                     max_seq = MAX(max_seq, excluded.max_seq), read_seq = MAX(read_seq, excluded.read_seq),
                     others_read_seq = MAX(others_read_seq, excluded.others_read_seq),
@@ -33,7 +34,7 @@ extension ClientStore {
                 summary.id.rawValue, summary.kind.rawValue, summary.name, summary.peerId?.rawValue, summary.memberCount,
                 summary.maxSeq, summary.readSeq, summary.othersReadSeq, try summary.lastMessage.map(JSONText.encode),
                 summary.createdAt, summary.lastActivityAt, try summary.group.map(JSONText.encode), eventsCovered,
-                eventsCovered, eventsCovered,
+                eventsCovered, eventsCovered, eventsCovered,
             ])
         try reconcile(db, summary.id)
     }
@@ -103,12 +104,32 @@ extension ClientStore {
     }
 
     /// Whether the user left or was removed from a conversation: it stays on the device,
-    /// read-only, and the server no longer gives its messages.
+    /// read-only, with its history up to the removal (``ConversationRemoved/lastSeq``).
     public func hasLeft(_ id: ConversationID) throws -> Bool {
         try writer.read { db in
             try Bool.fetchOne(
                 db, sql: "SELECT removal IS NOT NULL FROM conversations WHERE id = ?", arguments: [id.rawValue])
                 ?? false
+        }
+    }
+
+    /// In a conversation the user left, the seq up to which its history is still to be
+    /// fetched (the removal's `lastSeq`); nil once it was, and in any other conversation.
+    package func historyDue(_ id: ConversationID) throws -> Int64? {
+        try writer.read { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT history_due FROM conversations WHERE id = ? AND removal IS NOT NULL",
+                arguments: [id.rawValue])
+        }
+    }
+
+    /// The history of a conversation the user left was fetched up to `seq`: it is not asked
+    /// for again (unless a newer removal, after a return, makes more of it due).
+    package func settleHistoryDue(_ id: ConversationID, upTo seq: Int64) throws {
+        try writer.write { db in
+            try db.execute(
+                sql: "UPDATE conversations SET history_due = NULL WHERE id = ? AND history_due = ?",
+                arguments: [id.rawValue, seq])
         }
     }
 

@@ -97,22 +97,31 @@ extension ClientStore {
             ])
     }
 
-    /// `conversation.added`: the user is in it (again).
+    /// `conversation.added`: the user is in it (again), and its whole history with it.
     static func rejoin(_ db: Database, _ id: ConversationID, seq: Int64) throws {
         try db.execute(
-            sql: "UPDATE conversations SET removal = NULL, membership_seq = ? WHERE id = ? AND membership_seq < ?",
+            sql: """
+                UPDATE conversations SET removal = NULL, history_due = NULL, membership_seq = ?
+                WHERE id = ? AND membership_seq < ?
+                """,
             arguments: [seq, id.rawValue, seq])
     }
 
     /// `conversation.removed`: the user is out of it. Its messages stay; its member list is no
-    /// longer followed.
+    /// longer followed. Its history runs to `lastSeq` (the notice of the removal), which the
+    /// device may not have seen yet: it becomes the known max seq, and what is missing up to it
+    /// is due to be fetched, once.
     static func depart(_ db: Database, _ removed: ConversationRemoved, seq: Int64) throws {
         try db.execute(
             sql: """
-                UPDATE conversations SET removal = ?, members_known = 0, membership_seq = ?
+                UPDATE conversations SET removal = ?, members_known = 0, membership_seq = ?,
+                    max_seq = MAX(max_seq, ?), history_due = ?
                 WHERE id = ? AND membership_seq < ?
                 """,
-            arguments: [try JSONText.encode(removed), seq, removed.conversationId.rawValue, seq])
+            arguments: [
+                try JSONText.encode(removed), seq, removed.lastSeq, removed.lastSeq, removed.conversationId.rawValue,
+                seq,
+            ])
     }
 
     /// `members.added`: new members start as plain members with no nickname and no mute.

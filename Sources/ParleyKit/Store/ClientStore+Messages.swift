@@ -91,19 +91,23 @@ extension ClientStore {
         }
     }
 
-    /// Conversations whose highest known seq is above the number of seqs held: they have holes.
-    /// Those the user left are not among them: the server no longer shows them their messages.
-    public func conversationsWithHoles() throws -> [(id: ConversationID, maxSeq: Int64)] {
+    /// The conversations to fill, and up to which seq: those whose highest known seq is above
+    /// the number of seqs held (they have holes), and those the user left whose history up to
+    /// the removal was not fetched yet (up to the removal's `lastSeq`, the last seq the server
+    /// shows them). A conversation the user left is not filled again after that.
+    public func conversationsWithHoles() throws -> [(id: ConversationID, upTo: Int64)] {
         try writer.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT c.id, c.max_seq FROM conversations c
-                    WHERE c.removal IS NULL
-                        AND c.max_seq > (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id)
+                    SELECT c.id, CASE WHEN c.removal IS NULL THEN c.max_seq ELSE c.history_due END AS up_to
+                    FROM conversations c
+                    WHERE CASE WHEN c.removal IS NULL
+                        THEN c.max_seq > (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id)
+                        ELSE c.history_due IS NOT NULL END
                     ORDER BY c.id
                     """
-            ).map { (ConversationID($0["id"]), $0["max_seq"]) }
+            ).map { (ConversationID($0["id"]), $0["up_to"]) }
         }
     }
 

@@ -106,6 +106,21 @@ public final class ClientStore: Sendable {
                     ALTER TABLE outbox ADD COLUMN failure_until INTEGER;
                     """)
         }
+        // A group the user left keeps its history up to the removal's `lastSeq`, which the
+        // server still shows them: `history_due` is that seq until what the device lacks of
+        // it was fetched (once), then NULL. A removal stored before `lastSeq` existed takes
+        // the highest seq known; every removal held gets its fetch.
+        migrator.registerMigration("v7 history of left groups") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE conversations ADD COLUMN history_due INTEGER;
+                    UPDATE conversations SET removal = json_set(removal, '$.lastSeq', max_seq)
+                    WHERE removal IS NOT NULL AND json_type(removal, '$.lastSeq') IS NULL;
+                    UPDATE conversations SET history_due = json_extract(removal, '$.lastSeq'),
+                        max_seq = MAX(max_seq, json_extract(removal, '$.lastSeq'))
+                    WHERE removal IS NOT NULL;
+                    """)
+        }
         return migrator
     }
 }

@@ -8,12 +8,18 @@ import ParleyCore
 /// range fetches delivers it; the cursor is stored in the same transaction as what it
 /// covers. Holes are found from the store (known max seq versus seqs held), not from what
 /// a sync reported, so a fill interrupted by a dropped connection resumes on the next sync.
+///
+/// A group the user left keeps its history up to the removal (``ConversationRemoved/lastSeq``,
+/// the notice of it): what the device lacks of it is fetched once, never beyond it, whether
+/// the removal came pushed or through a sync (the device may have been away meanwhile).
 public actor SyncEngine {
     private let store: ClientStore
     private let session: Session
     private let requests: ServerRequests
     private let sendQueue: SendQueue
     private var subscribers = Subscribers<SyncEvent>()
+    /// The fetches of left groups' histories under way, which a second caller waits for.
+    private var historyFetches: [ConversationID: Task<Void, any Error>] = [:]
 
     init(store: ClientStore, session: Session, requests: ServerRequests, sendQueue: SendQueue) {
         self.store = store
@@ -51,8 +57,8 @@ public actor SyncEngine {
                 cursor = response.cursor
                 if !response.hasMore { break }
             }
-            for (conversationId, maxSeq) in try store.conversationsWithHoles() {
-                try await fillHoles(in: conversationId, upTo: maxSeq)
+            for (conversationId, upTo) in try store.conversationsWithHoles() {
+                try await fillHoles(in: conversationId, upTo: upTo)
             }
         } catch {
             // The next connection resyncs from the stored cursor; nothing is lost.
@@ -60,10 +66,36 @@ public actor SyncEngine {
     }
 
     /// Fetches every seq in `lowest...maxSeq` this device lacks, by range.
-    /// Nothing for a conversation the user left: the server no longer gives its messages.
+    ///
+    /// In a conversation the user left, the range is ignored: what the device lacks of its
+    /// history up to the removal is fetched, whole, if it was not yet (a fill that completes,
+    /// or that the server refuses, is not asked for again); nothing beyond it ever is.
     public func fillHoles(in conversationId: ConversationID, upTo maxSeq: Int64, from lowest: Int64 = 1) async throws {
-        guard maxSeq >= lowest, try !store.hasLeft(conversationId) else { return }
-        for hole in try store.holes(in: conversationId, within: lowest...maxSeq) {
+        if try store.hasLeft(conversationId) { return try await fetchHistoryKept(in: conversationId) }
+        guard maxSeq >= lowest else { return }
+        try await fetchHoles(in: conversationId, within: lowest...maxSeq)
+    }
+
+    /// A left group's history up to the removal, once; a caller who finds it under way
+    /// waits for it.
+    private func fetchHistoryKept(in conversationId: ConversationID) async throws {
+        if let running = historyFetches[conversationId] { return try await running.value }
+        guard let lastSeq = try store.historyDue(conversationId) else { return }
+        let (store, fetch) = (self.store, Task { try await self.fetchHoles(in: conversationId, within: 1...lastSeq) })
+        historyFetches[conversationId] = fetch
+        defer { historyFetches[conversationId] = nil }
+        do {
+            try await fetch.value
+        } catch let refusal as ParleyError where refusal.code == .notAMember || refusal.code == .conversationNotFound {
+            // The server keeps nothing for them there (the group is gone, or it predates
+            // former members): asking again would not change that.
+        }
+        try store.settleHistoryDue(conversationId, upTo: lastSeq)
+    }
+
+    /// Fetches the seqs within `range` the store lacks, by range.
+    private func fetchHoles(in conversationId: ConversationID, within range: ClosedRange<Int64>) async throws {
+        for hole in try store.holes(in: conversationId, within: range) {
             var after = hole.lowerBound - 1
             while after < hole.upperBound {
                 let query = HistoryQuery(
@@ -80,7 +112,8 @@ public actor SyncEngine {
     }
 
     /// Older messages than `seq` (or the newest): from the store, topped up from the server
-    /// when the store has holes there (unless the user left the conversation).
+    /// when the store has holes there (unless the user left the conversation: what it keeps
+    /// is fetched once, by ``fillHoles(in:upTo:from:)``).
     public func messages(in conversationId: ConversationID, before seq: Int64?, limit: Int) async throws -> [Message] {
         let local = try store.messages(in: conversationId, before: seq, limit: limit)
         if try store.hasLeft(conversationId) { return local }
@@ -113,6 +146,11 @@ public actor SyncEngine {
         case ServerFrameType.event.rawValue:
             guard let event = try? frame.payload(UserEvent.self) else { return }
             try? store.applyEvent(event)
+            if case .conversationRemoved(let removed) = event.body {
+                // Aside, so the push loop never waits on HTTP: what the device lacks up to
+                // `lastSeq` (the notice of the removal, if its push was missed).
+                Task { try? await self.fillHoles(in: removed.conversationId, upTo: removed.lastSeq) }
+            }
             if case .conversationAdded(let added) = event.body {
                 let id = added.conversationId
                 // Fetched aside so the push loop never waits on HTTP; the next sync reports it too.
