@@ -20,10 +20,14 @@ import Testing
                 try await LiveSocket.connect(api.webSocketURL, token: cyd.token),
             ]
 
+            let started = ContinuousClock.now
             for _ in 0..<5 {
                 let answer = try await aliceSocket.request(.typing, TypingRequest(conversationId: group, typing: true))
                 #expect(answer.type == "result")
             }
+            // The five starts fall within one refresh interval unless the machine is very slow
+            // (a loaded CI run); then a later start may rightly go out again.
+            let withinOneInterval = ContinuousClock.now - started < .milliseconds(Limits.typingMinIntervalMs)
             try await aliceSocket.request(.typing, TypingRequest(conversationId: group, typing: false))
             let expected = [
                 TypingNotice(conversationId: group, userId: alice.id, typing: true, expiresInMs: Limits.typingExpiryMs),
@@ -35,14 +39,19 @@ import Testing
                 let notices = try socket.received.filter { $0.type == "typing" }.map {
                     try $0.payload(TypingNotice.self)
                 }
-                #expect(notices == expected, "five starts within the refresh time are one, then the stop")
+                if withinOneInterval {
+                    #expect(notices == expected, "five starts within the refresh time are one, then the stop")
+                } else {
+                    #expect(notices.last == expected[1] && notices.dropLast().allSatisfy { $0 == expected[0] })
+                }
             }
+            let forwarded = watchers[0].received.filter { $0.type == "typing" }.count
             #expect(aliceSocket.received.allSatisfy { $0.type != "typing" }, "the typist's own devices hear nothing")
 
             // A stop that follows no forwarded start is not forwarded either.
             try await aliceSocket.request(.typing, TypingRequest(conversationId: group, typing: false))
             try await Task.sleep(for: .milliseconds(200))
-            #expect(watchers[0].received.filter { $0.type == "typing" }.count == 2)
+            #expect(watchers[0].received.filter { $0.type == "typing" }.count == forwarded)
 
             let after: SyncResponse = try await api.call(.get, "/v1/sync?cursor=\(before.cursor)", token: bob.token)
             #expect(after.events.isEmpty && after.conversations.isEmpty && after.cursor == before.cursor)
