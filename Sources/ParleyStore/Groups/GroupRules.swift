@@ -349,9 +349,7 @@ public enum GroupRules {
                 }
                 member.nickname = nickname.isEmpty ? nil : nickname
             }
-            if let role = edit.role {
-                try requireOwner("appoint or remove admins")
-            }
+            if edit.role != nil { try requireOwner("appoint or remove admins") }
             if let role = edit.role, role != member.role {
                 guard role != .owner, member.role != .owner else {
                     throw ParleyError(.invalidField, "Ownership moves with POST /v1/conversations/{id}/transfer.")
