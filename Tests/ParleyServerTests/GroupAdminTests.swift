@@ -317,6 +317,7 @@ import Testing
                 .post, "/v1/invites/\(link.code)", UseInviteRequest(message: "from the meetup"), token: eve.token)
             let fays: InviteOutcome = try await api.call(
                 .post, "/v1/invites/\(link.code)", UseInviteRequest(), token: fay.token)
+            #expect(fays.request?.message == "", "a request without a note")
             #expect(first.request?.state == .pending && first.conversation == nil)
             #expect(merged.request?.message == "from the meetup")
             #expect(merged.request?.createdAt == first.request?.createdAt, "merged, not a second request")

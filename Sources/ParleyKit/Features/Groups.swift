@@ -27,7 +27,7 @@ public struct Groups: Sendable {
                 do {
                     for try await snapshot in observation {
                         continuation.yield(snapshot)
-                        if !snapshot.membersAreComplete, !snapshot.hasLeft { try? await refresh(id) }
+                        if !snapshot.membersAreComplete, !snapshot.hasLeft { _ = try? await refresh(id) }
                     }
                 } catch {}
                 continuation.finish()
