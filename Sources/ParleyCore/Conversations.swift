@@ -32,11 +32,13 @@ public struct ConversationSummary: Codable, Hashable, Sendable {
     public var lastActivityAt: Int64
     /// A group's profile; absent for a direct conversation.
     public var group: GroupProfile?
+    /// The viewer's own settings for it (pinned, muted, hidden, draft).
+    public var settings: ConversationSettings
 
     public init(
         id: ConversationID, kind: ConversationKind, name: String?, peerId: UserID?, memberCount: Int, maxSeq: Int64,
         readSeq: Int64, othersReadSeq: Int64 = 0, lastMessage: Message?, createdAt: Int64, lastActivityAt: Int64,
-        group: GroupProfile? = nil
+        group: GroupProfile? = nil, settings: ConversationSettings = ConversationSettings()
     ) {
         self.id = id
         self.kind = kind
@@ -51,6 +53,7 @@ public struct ConversationSummary: Codable, Hashable, Sendable {
         self.createdAt = createdAt
         self.lastActivityAt = lastActivityAt
         self.group = group
+        self.settings = settings
     }
 }
 

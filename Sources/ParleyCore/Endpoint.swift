@@ -8,7 +8,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
     case updateMember, removeMember, transferGroup, dissolveGroup
     case createInviteLink, listInviteLinks, revokeInviteLink, previewInvite, useInvite
     case listJoinRequests, resolveJoinRequest
-    case history, markRead, sendMessage
+    case history, markRead, sendMessage, updateSettings
     case sync, webSocket
 
     /// The HTTP method, upper-case.
@@ -18,7 +18,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
             .transferGroup, .dissolveGroup, .createInviteLink, .useInvite, .resolveJoinRequest:
             "POST"
         case .logout, .revokeSession, .removeMember, .revokeInviteLink: "DELETE"
-        case .updateMe, .updateGroup, .updateMember: "PATCH"
+        case .updateMe, .updateGroup, .updateMember, .updateSettings: "PATCH"
         default: "GET"
         }
     }
@@ -52,6 +52,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .resolveJoinRequest: "/v1/conversations/{conversationId}/join-requests/{userId}"
         case .history: "/v1/conversations/{conversationId}/messages"
         case .markRead: "/v1/conversations/{conversationId}/read"
+        case .updateSettings: "/v1/conversations/{conversationId}/settings"
         case .sendMessage: "/v1/messages"
         case .sync: "/v1/sync"
         case .webSocket: "/v1/ws"

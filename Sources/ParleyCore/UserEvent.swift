@@ -23,6 +23,8 @@ public struct UserEventType: OpenStringValue {
     public static let conversationRemoved: UserEventType = "conversation.removed"
     /// A join request was filed, merged or resolved (to its user, the owner and the admins).
     public static let joinRequestUpdated: UserEventType = "join_request.updated"
+    /// The user's own settings for a conversation changed, on any of their devices.
+    public static let settingsUpdated: UserEventType = "settings.updated"
 }
 
 /// One entry of a user's ordered event stream (the "command list" of SPEC 3).
@@ -77,6 +79,7 @@ public enum UserEventBody: Hashable, Sendable {
     case membersRemoved(MembersRemoved)
     case conversationRemoved(ConversationRemoved)
     case joinRequestUpdated(JoinRequestUpdated)
+    case settingsUpdated(SettingsUpdated)
     /// A type this version does not know, with its payload fields as they arrived.
     case unknown(UserEventType, fields: [String: JSONValue])
 
@@ -91,6 +94,7 @@ public enum UserEventBody: Hashable, Sendable {
         .membersRemoved: MembersRemoved.self,
         .conversationRemoved: ConversationRemoved.self,
         .joinRequestUpdated: JoinRequestUpdated.self,
+        .settingsUpdated: SettingsUpdated.self,
     ]
 
     public var type: UserEventType {
@@ -112,6 +116,7 @@ public enum UserEventBody: Hashable, Sendable {
         case .membersRemoved(let payload): payload
         case .conversationRemoved(let payload): payload
         case .joinRequestUpdated(let payload): payload
+        case .settingsUpdated(let payload): payload
         case .unknown: nil
         }
     }
@@ -281,4 +286,16 @@ public struct JoinRequestUpdated: ConversationEventPayload {
         self.request = request
     }
     public var body: UserEventBody { .joinRequestUpdated(self) }
+}
+
+/// `settings.updated`: the user's own settings for `conversationId`, as they now stand.
+public struct SettingsUpdated: ConversationEventPayload {
+    public static let type = UserEventType.settingsUpdated
+    public var conversationId: ConversationID
+    public var settings: ConversationSettings
+    public init(conversationId: ConversationID, settings: ConversationSettings) {
+        self.conversationId = conversationId
+        self.settings = settings
+    }
+    public var body: UserEventBody { .settingsUpdated(self) }
 }

@@ -1,0 +1,67 @@
+/// One user's own settings for one conversation, the same on all their devices (synced
+/// through `settings.updated` events and the summaries of sync).
+public struct ConversationSettings: Codable, Sendable, Hashable {
+    /// When it was pinned (ms since the epoch); absent when not pinned. Pinned conversations
+    /// are listed first, in the order they were pinned.
+    public var pinnedAt: Int64?
+    /// No push for it; its unread count shows as a dot.
+    public var muted: Bool
+    /// Hidden from the list while its `maxSeq` is at most this (a new message shows it
+    /// again); absent when not hidden.
+    public var hiddenUpToSeq: Int64?
+    /// Text typed but not sent; empty when none.
+    public var draft: String
+    /// When the draft was last saved (ms since the epoch); absent when there is none.
+    public var draftSavedAt: Int64?
+
+    public init(
+        pinnedAt: Int64? = nil, muted: Bool = false, hiddenUpToSeq: Int64? = nil, draft: String = "",
+        draftSavedAt: Int64? = nil
+    ) {
+        self.pinnedAt = pinnedAt
+        self.muted = muted
+        self.hiddenUpToSeq = hiddenUpToSeq
+        self.draft = draft
+        self.draftSavedAt = draftSavedAt
+    }
+
+    /// Whether a conversation whose last seq is `maxSeq` is hidden from the list.
+    public func hides(maxSeq: Int64) -> Bool { hiddenUpToSeq.map { maxSeq <= $0 } ?? false }
+
+    /// The settings after `change` at `now`, for a conversation whose last seq is `maxSeq`:
+    /// pinning again keeps the first pin time, hiding hides what is there now, and a draft
+    /// keeps when it was saved.
+    public func applying(_ change: UpdateSettingsRequest, at now: Int64, maxSeq: Int64) -> ConversationSettings {
+        var next = self
+        if let pinned = change.pinned { next.pinnedAt = pinned ? (pinnedAt ?? now) : nil }
+        if let muted = change.muted { next.muted = muted }
+        if let hidden = change.hidden { next.hiddenUpToSeq = hidden ? maxSeq : nil }
+        if let draft = change.draft, draft != self.draft {
+            next.draft = draft
+            next.draftSavedAt = draft.isEmpty ? nil : now
+        }
+        return next
+    }
+}
+
+/// `PATCH /v1/conversations/{conversationId}/settings`: each field present is set; at least
+/// one must be.
+public struct UpdateSettingsRequest: Codable, Sendable, Hashable, StrictDecodable {
+    public var pinned: Bool?
+    public var muted: Bool?
+    /// True hides the conversation until a new message arrives; false shows it again.
+    public var hidden: Bool?
+    /// At most ``Limits/maxTextLength`` characters; empty clears it.
+    public var draft: String?
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case pinned, muted, hidden, draft
+    }
+
+    public init(pinned: Bool? = nil, muted: Bool? = nil, hidden: Bool? = nil, draft: String? = nil) {
+        self.pinned = pinned
+        self.muted = muted
+        self.hidden = hidden
+        self.draft = draft
+    }
+}
