@@ -122,7 +122,8 @@ extension PostgresStore {
     ) async throws -> [PostgresRandomAccessRow] {
         try await connection.rows(
             """
-            SELECT c.*, m.read_seq, GREATEST(c.version, m.version) AS change_version,
+            SELECT c.*, m.read_seq, m.pinned_at, m.muted, m.hidden_seq, m.draft, m.draft_at,
+                GREATEST(c.version, m.version) AS change_version,
                 (SELECT COALESCE(MAX(o.read_seq), 0) FROM members o
                     WHERE o.conversation_id = c.id AND o.user_id <> m.user_id) AS others_read_seq,
                 lm.id AS lm_id, lm.seq AS lm_seq, lm.sender_id AS lm_sender_id, lm.client_msg_id AS lm_client_msg_id,
@@ -201,7 +202,18 @@ extension ConversationSummary {
             readSeq: try row.int("read_seq"),
             othersReadSeq: try row.int("others_read_seq"), lastMessage: lastMessage,
             createdAt: try row.int("created_at"),
-            lastActivityAt: try row.int("last_activity_at"), group: try GroupProfile(row: row))
+            lastActivityAt: try row.int("last_activity_at"), group: try GroupProfile(row: row),
+            settings: try ConversationSettings(row: row))
+    }
+}
+
+extension ConversationSettings {
+    /// Decodes a member's settings columns.
+    init(row: PostgresRandomAccessRow) throws {
+        self.init(
+            pinnedAt: try row.optionalInt("pinned_at"), muted: try row.bool("muted"),
+            hiddenUpToSeq: try row.optionalInt("hidden_seq"), draft: try row.text("draft"),
+            draftSavedAt: try row.optionalInt("draft_at"))
     }
 }
 

@@ -119,5 +119,15 @@ enum PostgresSchema {
                 """,
             ]
         ),
+        (
+            version: 4,
+            sql: [
+                // Each member's own settings for the conversation (pinned, muted, hidden, draft).
+                """
+                ALTER TABLE members ADD COLUMN pinned_at BIGINT, ADD COLUMN muted BOOLEAN NOT NULL DEFAULT FALSE,
+                    ADD COLUMN hidden_seq BIGINT, ADD COLUMN draft TEXT NOT NULL DEFAULT '', ADD COLUMN draft_at BIGINT
+                """
+            ]
+        ),
     ]
 }

@@ -116,7 +116,8 @@ extension SQLiteStore {
         try Row.fetchAll(
             db,
             sql: """
-                SELECT c.*, m.read_seq, MAX(c.version, m.version) AS change_version,
+                SELECT c.*, m.read_seq, m.pinned_at, m.muted, m.hidden_seq, m.draft, m.draft_at,
+                    MAX(c.version, m.version) AS change_version,
                     (SELECT COALESCE(MAX(o.read_seq), 0) FROM members o
                         WHERE o.conversation_id = c.id AND o.user_id != m.user_id) AS others_read_seq,
                     lm.id AS lm_id, lm.seq AS lm_seq, lm.sender_id AS lm_sender_id,

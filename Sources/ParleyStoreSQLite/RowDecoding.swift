@@ -43,6 +43,15 @@ extension Member {
     }
 }
 
+extension ConversationSettings {
+    /// Decodes a member's settings columns.
+    init(row: Row) {
+        self.init(
+            pinnedAt: row["pinned_at"], muted: row["muted"], hiddenUpToSeq: row["hidden_seq"], draft: row["draft"],
+            draftSavedAt: row["draft_at"])
+    }
+}
+
 extension GroupProfile {
     /// Decodes the profile columns of a `conversations` row; nil for a direct conversation.
     init?(row: Row) {
@@ -92,6 +101,7 @@ extension ConversationSummary {
             maxSeq: row["max_seq"], readSeq: row["read_seq"], othersReadSeq: row["others_read_seq"],
             lastMessage: lastMessage,
             createdAt: row["created_at"],
-            lastActivityAt: row["last_activity_at"], group: GroupProfile(row: row))
+            lastActivityAt: row["last_activity_at"], group: GroupProfile(row: row),
+            settings: ConversationSettings(row: row))
     }
 }

@@ -153,6 +153,17 @@ enum SQLiteSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v4") { db in
+            // Each member's own settings for the conversation (pinned, muted, hidden, draft).
+            try db.execute(
+                sql: """
+                    ALTER TABLE members ADD COLUMN pinned_at INTEGER;
+                    ALTER TABLE members ADD COLUMN muted INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE members ADD COLUMN hidden_seq INTEGER;
+                    ALTER TABLE members ADD COLUMN draft TEXT NOT NULL DEFAULT '';
+                    ALTER TABLE members ADD COLUMN draft_at INTEGER;
+                    """)
+        }
         return migrator
     }
 }

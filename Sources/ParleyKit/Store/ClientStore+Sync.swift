@@ -61,7 +61,7 @@ extension ClientStore {
             try removeMembers(db, removed.userIds, from: removed.conversationId, seq: event.seq)
         case .joinRequestUpdated(let updated):
             try saveJoinRequests(db, [updated.request], seq: event.seq)
-        case .unknown:
+        case .settingsUpdated, .unknown:
             break
         }
     }

@@ -16,6 +16,7 @@ struct ServerParts {
     private let accountController: AccountController
     private let conversationController: ConversationController
     private let groupController: GroupController
+    private let settingsController: SettingsController
     private let messageController: MessageController
     private let syncController: SyncController
     private let typingController: TypingController
@@ -29,6 +30,7 @@ struct ServerParts {
             conversations: ConversationService(
                 store: store, clock: clock, maxGroupMembers: configuration.maxGroupMembers))
         groupController = GroupController(groups: GroupService(store: store, clock: clock))
+        settingsController = SettingsController(settings: SettingsService(store: store, clock: clock))
         messageController = MessageController(messages: MessageService(store: store, clock: clock, metrics: metrics))
         syncController = SyncController(sync: SyncService(store: store))
         typingController = TypingController(typing: TypingService(store: store, fanOut: storage.fanOut, clock: clock))
@@ -49,6 +51,7 @@ struct ServerParts {
         accountController.addRoutes(to: routes)
         conversationController.addRoutes(to: routes)
         groupController.addRoutes(to: routes)
+        settingsController.addRoutes(to: routes)
         messageController.addRoutes(to: routes)
         syncController.addRoutes(to: routes)
         routes.markServedElsewhere(.webSocket)
