@@ -5,7 +5,9 @@ import ParleyKit
 
 struct Conversations: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List conversations, most recent first, with unread counts.")
+        abstract:
+            "List conversations: pinned first, then most recent first; with unread counts, mutes and drafts (hidden ones are left out)."
+    )
     @OptionGroup var options: ClientOptions
 
     func run() async throws {
@@ -18,11 +20,14 @@ struct Conversations: AsyncParsableCommand {
                 let name = await title(conversation, client: client)
                 let unread = conversation.unreadCount > 0 ? " (\(conversation.unreadCount) unread)" : ""
                 let left = try client.store.hasLeft(conversation.id) ? " (left)" : ""
+                let pinned = conversation.isPinned ? "📌 " : ""
+                let muted = conversation.isMuted ? " (muted)" : ""
                 var last = ""
                 if let message = conversation.lastMessage {
                     last = " — \(await render(message.typedContent, client: client))"
                 }
-                print("\(conversation.id)\t\(name)\(left)\(unread)\(last)")
+                let draft = conversation.draft.isEmpty ? "" : " — draft: \(oneLine(conversation.draft))"
+                print("\(conversation.id)\t\(pinned)\(name)\(left)\(muted)\(unread)\(last)\(draft)")
             }
         }
     }
@@ -70,4 +75,9 @@ struct Send: AsyncParsableCommand {
             }
         }
     }
+}
+
+/// A text on one line: its line breaks and tabs as spaces.
+func oneLine(_ text: String) -> String {
+    String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 })
 }

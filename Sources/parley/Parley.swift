@@ -8,7 +8,7 @@ struct Parley: AsyncParsableCommand {
         abstract: "Parley: a self-hostable instant-messaging server and client.",
         subcommands: [
             Serve.self, Register.self, Login.self, Logout.self, WhoAmI.self, Conversations.self, History.self,
-            Send.self,
+            Send.self, Pin.self, Unpin.self, MuteConversation.self, UnmuteConversation.self, Hide.self, Unhide.self,
             Group.self, Chat.self, Bench.self,
         ])
 }

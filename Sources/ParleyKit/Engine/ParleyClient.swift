@@ -7,8 +7,8 @@ import ParleyCore
 /// - ``session``: account, login, tokens (one shared refresh at a time);
 /// - ``sync``: the ``SyncEngine``, which keeps the store up to date and handles pushes;
 /// - ``sendQueue``: the ``SendQueue`` (outbox), whose sends return handles;
-/// - feature facades: ``conversations``, ``groups`` and ``typing``; contacts and files go
-///   beside them.
+/// - feature facades: ``conversations``, ``groups``, ``settings`` and ``typing``; contacts
+///   and files go beside them.
 ///
 /// Views never get pushed into: a ``ChatContext`` follows the sync engine and the send
 /// queue. Only the engine's parts write the store.
@@ -28,6 +28,8 @@ public actor ParleyClient {
     public nonisolated let groups: Groups
     /// Typing indicators: this user's, and who is typing where.
     public nonisolated let typing: Typing
+    /// The user's own settings for each conversation: pinned, muted, hidden, draft.
+    public nonisolated let settings: Settings
     private let time: TimeSource
     private var maintenance: Task<Void, Never>?
 
@@ -56,6 +58,7 @@ public actor ParleyClient {
         sync = SyncEngine(store: store, session: session, requests: requests, sendQueue: sendQueue)
         typing = Typing(connection: connection, time: time)
         groups = Groups(store: store, session: session, requests: requests)
+        settings = Settings(store: store, session: session)
         conversations = Conversations(
             store: store, session: session, sync: sync, sendQueue: sendQueue, requests: requests, groups: groups,
             contexts: ChatContexts())

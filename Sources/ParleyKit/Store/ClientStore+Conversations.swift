@@ -12,16 +12,18 @@ extension ClientStore {
     /// Saves a summary read after every event up to `eventsCovered` had committed. Its name and
     /// group profile replace the stored ones unless a `conversation.updated` event beyond that
     /// set them: those may be newer than the summary's (a later one arrives as an event too).
+    /// The user's settings follow the same rule with `settings.updated` events.
     /// The server summarises only conversations the user is in, so the summary also ends a
     /// removal that it covers.
     static func saveConversation(_ db: Database, _ summary: ConversationSummary, eventsCovered: Int64) throws {
         try db.execute(
             sql: """
                 INSERT INTO conversations (id, kind, name, peer_id, member_count, max_seq, read_seq, others_read_seq,
-                    last_message, created_at, last_activity_at, group_profile)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    last_message, created_at, last_activity_at, group_profile, settings)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET name = CASE WHEN profile_seq <= ? THEN excluded.name ELSE name END,
                     group_profile = CASE WHEN profile_seq <= ? THEN excluded.group_profile ELSE group_profile END,
+                    settings = CASE WHEN settings_seq <= ? THEN excluded.settings ELSE settings END,
                     removal = CASE WHEN membership_seq <= ? THEN NULL ELSE removal END,
                     history_due = CASE WHEN membership_seq <= ? THEN NULL ELSE history_due END,
                     member_count = excluded.member_count,
@@ -33,8 +35,9 @@ extension ClientStore {
             arguments: [
                 summary.id.rawValue, summary.kind.rawValue, summary.name, summary.peerId?.rawValue, summary.memberCount,
                 summary.maxSeq, summary.readSeq, summary.othersReadSeq, try summary.lastMessage.map(JSONText.encode),
-                summary.createdAt, summary.lastActivityAt, try summary.group.map(JSONText.encode), eventsCovered,
-                eventsCovered, eventsCovered, eventsCovered,
+                summary.createdAt, summary.lastActivityAt, try summary.group.map(JSONText.encode),
+                try JSONText.encode(summary.settings), eventsCovered, eventsCovered, eventsCovered, eventsCovered,
+                eventsCovered,
             ])
         try reconcile(db, summary.id)
     }
@@ -81,6 +84,23 @@ extension ClientStore {
     /// The conversation list as it changes: the current list first, then one per change.
     public func observeConversations() -> AsyncValueObservation<[ConversationSummary]> {
         ValueObservation.tracking { db in try Self.fetchConversations(db) }.values(in: writer)
+    }
+
+    /// The conversation list as a list view shows it (``ConversationList/arranged(_:)``):
+    /// pinned first, hidden ones left out.
+    public func listedConversations() throws -> [ConversationSummary] {
+        try writer.read { db in ConversationList.arranged(try Self.fetchConversations(db)) }
+    }
+
+    /// ``listedConversations()`` now, then again whenever it changes.
+    public func observeListedConversations() -> AsyncValueObservation<[ConversationSummary]> {
+        ValueObservation.tracking { db in ConversationList.arranged(try Self.fetchConversations(db)) }
+            .removeDuplicates().values(in: writer)
+    }
+
+    /// The user's own settings for a conversation (the defaults when it is not held).
+    public func settings(of id: ConversationID) throws -> ConversationSettings {
+        try conversation(id)?.settings ?? ConversationSettings()
     }
 
     /// The highest seq another member has read, for "read" ticks on own messages.
@@ -155,7 +175,11 @@ extension ClientStore {
                 maxSeq: row["max_seq"], readSeq: row["read_seq"], othersReadSeq: row["others_read_seq"],
                 lastMessage: try (row["last_message"] as String?).map { try JSONText.decode(Message.self, from: $0) },
                 createdAt: row["created_at"], lastActivityAt: row["last_activity_at"],
-                group: try (row["group_profile"] as String?).map { try JSONText.decode(GroupProfile.self, from: $0) })
+                group: try (row["group_profile"] as String?).map { try JSONText.decode(GroupProfile.self, from: $0) },
+                settings: try (row["settings"] as String?).map {
+                    try JSONText.decode(ConversationSettings.self, from: $0)
+                }
+                    ?? ConversationSettings())
         }
     }
 }

@@ -61,8 +61,17 @@ extension ClientStore {
             try removeMembers(db, removed.userIds, from: removed.conversationId, seq: event.seq)
         case .joinRequestUpdated(let updated):
             try saveJoinRequests(db, [updated.request], seq: event.seq)
-        case .settingsUpdated, .unknown:
+        case .settingsUpdated(let updated):
+            try applySettings(db, updated, seq: event.seq)
+        case .unknown:
             break
         }
+    }
+
+    /// `settings.updated`: the user's settings as they now stand, unless a newer event set them.
+    static func applySettings(_ db: Database, _ updated: SettingsUpdated, seq: Int64) throws {
+        try db.execute(
+            sql: "UPDATE conversations SET settings = ?, settings_seq = ? WHERE id = ? AND settings_seq < ?",
+            arguments: [try JSONText.encode(updated.settings), seq, updated.conversationId.rawValue, seq])
     }
 }

@@ -121,6 +121,16 @@ public final class ClientStore: Sendable {
                     WHERE removal IS NOT NULL;
                     """)
         }
+        // The user's own settings for each conversation (`ConversationSettings`, JSON; NULL
+        // until a summary or an event brings them) and the seq of the `settings.updated` event
+        // that set them, so that an older summary or event never puts back older settings.
+        migrator.registerMigration("v8 conversation settings") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE conversations ADD COLUMN settings TEXT;
+                    ALTER TABLE conversations ADD COLUMN settings_seq INTEGER NOT NULL DEFAULT 0;
+                    """)
+        }
         return migrator
     }
 }
