@@ -85,7 +85,7 @@ import Testing
                     try removed.payload(UserEvent.self).body
                         == ConversationRemoved(conversationId: group, reason: .removed, removedBy: alice.id, lastSeq: 2)
                         .body)
-                let notice = try await socket.waitFor { $0.type == "message" }
+                let notice = try await socket.waitFor { $0.type == "message" && $0.text.contains("member.removed") }
                 #expect(
                     try notice.payload(Message.self).typedContent
                         == .system(SystemNotice(.memberRemoved, by: alice.id, about: [bobPhone.id])),
