@@ -12,7 +12,7 @@ struct Group: AsyncParsableCommand {
         subcommands: [
             Create.self, Info.self, Members.self, Rename.self, Invite.self, Link.self, Join.self, Requests.self,
             Approve.self, Reject.self, Leave.self, Kick.self, Admin.self, Mute.self, MuteAll.self, Announce.self,
-            Policy.self, Transfer.self, Dissolve.self,
+            Describe.self, Nickname.self, Policy.self, Transfer.self, Dissolve.self,
         ])
 
     struct Create: AsyncParsableCommand {
@@ -333,6 +333,40 @@ struct Group: AsyncParsableCommand {
             }
             try await options.updateGroup(group, UpdateGroupRequest(announcement: announcement)) { name in
                 clear ? "Cleared the announcement of \(name)." : "Posted the announcement in \(name)."
+            }
+        }
+    }
+
+    struct Describe: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set the group's description (owner and admins), or clear it with no text.")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The group's name or conversation id.") var group: String
+        @Argument(parsing: .remaining, help: "The description.") var text: [String] = []
+
+        func run() async throws {
+            let description = text.joined(separator: " ")
+            try await options.updateGroup(group, UpdateGroupRequest(description: description)) { name in
+                description.isEmpty ? "Cleared the description of \(name)." : "Described \(name)."
+            }
+        }
+    }
+
+    struct Nickname: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set your own nickname in a group, or remove it with no name.")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The group's name or conversation id.") var group: String
+        @Argument(parsing: .remaining, help: "The nickname.") var name: [String] = []
+
+        func run() async throws {
+            let nickname = name.joined(separator: " ")
+            try await userFacing(options) {
+                let client = try await options.signedInClient()
+                let summary = try await resolveGroup(group, client: client)
+                try await client.groups.setNickname(nickname, in: summary.id)
+                let title = "#\(summary.name ?? group)"
+                print(nickname.isEmpty ? "Removed your nickname in \(title)." : "You are \(nickname) in \(title).")
             }
         }
     }

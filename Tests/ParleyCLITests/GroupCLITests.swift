@@ -78,6 +78,14 @@ extension CLITests {
         #expect(gone.status != 0)
         #expect(try await alice.succeed(["group", "members", "team"]).contains("dave — member"))
 
+        #expect(try await alice.succeed(["group", "describe", "team", "We", "ship"]) == "Described #team.\n")
+        #expect(try await carol.run(["group", "nickname", "team", "Caz"]).status != 0, "carol is gone")
+        #expect(try await dave.succeed(["group", "nickname", "team", "Dee"]) == "You are Dee in #team.\n")
+        let described = try await dave.run(["group", "describe", "team", "mine"])
+        #expect(described.errors.contains("Only the owner and admins can change the group's profile."))
+        #expect(try await alice.succeed(["group", "info", "team"]).contains("Description: We ship"))
+        #expect(try await alice.succeed(["group", "members", "team"]).contains("dave “Dee” — member"))
+
         let unconfirmed = try await alice.run(["group", "dissolve", "team"])
         #expect(unconfirmed.errors.contains("add --yes to do it"), "\(unconfirmed)")
         let notOwner = try await bob.run(["group", "dissolve", "team", "--yes"])
