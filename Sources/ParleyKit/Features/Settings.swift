@@ -53,7 +53,7 @@ public struct Settings: Sendable {
     }
 
     /// Saves the text typed but not sent (at most ``Limits/maxTextLength`` characters; no
-    /// control characters but newlines and tabs); an empty text clears it.
+    /// control characters but newline, carriage return and tab); an empty text clears it.
     @discardableResult
     public func saveDraft(_ text: String, in id: ConversationID) async throws -> ConversationSummary {
         try await update(id, UpdateSettingsRequest(draft: text))
