@@ -13,16 +13,20 @@ public struct ConversationSettings: Codable, Sendable, Hashable {
     public var draft: String
     /// When the draft was last saved (ms since the epoch); absent when there is none.
     public var draftSavedAt: Int64?
+    /// History up to this seq is cleared for this user (hidden on all their devices; others
+    /// keep it); absent when never cleared.
+    public var clearedUpToSeq: Int64?
 
     public init(
         pinnedAt: Int64? = nil, muted: Bool = false, hiddenUpToSeq: Int64? = nil, draft: String = "",
-        draftSavedAt: Int64? = nil
+        draftSavedAt: Int64? = nil, clearedUpToSeq: Int64? = nil
     ) {
         self.pinnedAt = pinnedAt
         self.muted = muted
         self.hiddenUpToSeq = hiddenUpToSeq
         self.draft = draft
         self.draftSavedAt = draftSavedAt
+        self.clearedUpToSeq = clearedUpToSeq
     }
 
     /// Whether a conversation whose last seq is `maxSeq` is hidden from the list.
@@ -36,6 +40,10 @@ public struct ConversationSettings: Codable, Sendable, Hashable {
         if let pinned = change.pinned { next.pinnedAt = pinned ? (pinnedAt ?? now) : nil }
         if let muted = change.muted { next.muted = muted }
         if let hidden = change.hidden { next.hiddenUpToSeq = hidden ? maxSeq : nil }
+        if let clear = change.clearUpToSeq {
+            let upTo = min(clear, maxSeq)
+            if upTo > (clearedUpToSeq ?? 0) { next.clearedUpToSeq = upTo }
+        }
         if let draft = change.draft, draft != self.draft {
             next.draft = draft
             next.draftSavedAt = draft.isEmpty ? nil : now
@@ -53,15 +61,21 @@ public struct UpdateSettingsRequest: Codable, Sendable, Hashable, StrictDecodabl
     public var hidden: Bool?
     /// At most ``Limits/maxTextLength`` characters; empty clears it.
     public var draft: String?
+    /// Clears history up to this seq for the caller (clamped to the last seq; a clear only
+    /// moves forward).
+    public var clearUpToSeq: Int64?
 
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case pinned, muted, hidden, draft
+        case pinned, muted, hidden, draft, clearUpToSeq
     }
 
-    public init(pinned: Bool? = nil, muted: Bool? = nil, hidden: Bool? = nil, draft: String? = nil) {
+    public init(
+        pinned: Bool? = nil, muted: Bool? = nil, hidden: Bool? = nil, draft: String? = nil, clearUpToSeq: Int64? = nil
+    ) {
         self.pinned = pinned
         self.muted = muted
         self.hidden = hidden
         self.draft = draft
+        self.clearUpToSeq = clearUpToSeq
     }
 }

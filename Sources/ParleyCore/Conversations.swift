@@ -27,6 +27,11 @@ public struct ConversationSummary: Codable, Hashable, Sendable {
     /// The highest read watermark among the other members: the user's own messages up to
     /// it show as read.
     public var othersReadSeq: Int64
+    /// The highest delivered watermark among the other members: the user's own messages up
+    /// to it reached one of their devices.
+    public var othersDeliveredSeq: Int64
+    /// Unread messages that mention the user, or everyone ("[@me]"); drops as they are read.
+    public var unreadMentions: Int
     public var lastMessage: Message?
     public var createdAt: Int64
     public var lastActivityAt: Int64
@@ -37,7 +42,8 @@ public struct ConversationSummary: Codable, Hashable, Sendable {
 
     public init(
         id: ConversationID, kind: ConversationKind, name: String?, peerId: UserID?, memberCount: Int, maxSeq: Int64,
-        readSeq: Int64, othersReadSeq: Int64 = 0, lastMessage: Message?, createdAt: Int64, lastActivityAt: Int64,
+        readSeq: Int64, othersReadSeq: Int64 = 0, othersDeliveredSeq: Int64 = 0, unreadMentions: Int = 0,
+        lastMessage: Message?, createdAt: Int64, lastActivityAt: Int64,
         group: GroupProfile? = nil, settings: ConversationSettings = ConversationSettings()
     ) {
         self.id = id
@@ -49,6 +55,8 @@ public struct ConversationSummary: Codable, Hashable, Sendable {
         self.readSeq = readSeq
         self.unreadCount = max(0, maxSeq - readSeq)
         self.othersReadSeq = othersReadSeq
+        self.othersDeliveredSeq = othersDeliveredSeq
+        self.unreadMentions = unreadMentions
         self.lastMessage = lastMessage
         self.createdAt = createdAt
         self.lastActivityAt = lastActivityAt
@@ -154,7 +162,8 @@ public struct ReadRequest: Codable, Sendable, StrictDecodable {
     }
 }
 
-/// A member's read watermark after it moved; pushed to the other members as a receipt.
+/// A member's read (or delivered) watermark after it moved; pushed to the other members as a
+/// `receipt` (or `delivered`) frame.
 public struct ReadReceipt: Codable, Hashable, Sendable {
     public var conversationId: ConversationID
     public var userId: UserID

@@ -9,16 +9,18 @@ public enum Endpoint: String, CaseIterable, Sendable {
     case createInviteLink, listInviteLinks, revokeInviteLink, previewInvite, useInvite
     case listJoinRequests, resolveJoinRequest
     case history, markRead, sendMessage, updateSettings
+    case forwardMessage, editMessage, recallMessage, deleteMessages, markDelivered, receipts, messageReaders
     case sync, webSocket
 
     /// The HTTP method, upper-case.
     public var method: String {
         switch self {
         case .register, .login, .refresh, .createGroup, .openDirect, .addMembers, .markRead, .sendMessage,
-            .transferGroup, .dissolveGroup, .createInviteLink, .useInvite, .resolveJoinRequest:
+            .transferGroup, .dissolveGroup, .createInviteLink, .useInvite, .resolveJoinRequest, .forwardMessage,
+            .recallMessage, .deleteMessages, .markDelivered:
             "POST"
         case .logout, .revokeSession, .removeMember, .revokeInviteLink: "DELETE"
-        case .updateMe, .updateGroup, .updateMember, .updateSettings: "PATCH"
+        case .updateMe, .updateGroup, .updateMember, .updateSettings, .editMessage: "PATCH"
         default: "GET"
         }
     }
@@ -54,6 +56,13 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .markRead: "/v1/conversations/{conversationId}/read"
         case .updateSettings: "/v1/conversations/{conversationId}/settings"
         case .sendMessage: "/v1/messages"
+        case .forwardMessage: "/v1/messages/forward"
+        case .editMessage: "/v1/messages/{messageId}"
+        case .recallMessage: "/v1/messages/{messageId}/recall"
+        case .deleteMessages: "/v1/conversations/{conversationId}/messages/delete"
+        case .markDelivered: "/v1/conversations/{conversationId}/delivered"
+        case .receipts: "/v1/conversations/{conversationId}/receipts"
+        case .messageReaders: "/v1/conversations/{conversationId}/messages/{seq}/readers"
         case .sync: "/v1/sync"
         case .webSocket: "/v1/ws"
         }

@@ -22,6 +22,11 @@ public enum ClientFrameType: String, Codable, Sendable, CaseIterable {
     /// A ``TypingRequest``: the user is typing in a conversation (sent again every few
     /// seconds while typing) or stopped; answered with an empty `result`.
     case typing
+    /// A ``ForwardMessageRequest``; answered with a ``SendMessageResponse``.
+    case forward
+    /// A ``ReadRequest`` with `conversationId`: messages up to `seq` reached this device;
+    /// answered with a ``ReadReceipt`` holding the delivered watermark.
+    case delivered
 }
 
 /// The frame types the server sends on the WebSocket.
@@ -40,6 +45,9 @@ public enum ServerFrameType: String, Codable, Sendable, CaseIterable {
     case event
     /// A ``ReadReceipt``: another member's read watermark moved.
     case receipt
+    /// A ``ReadReceipt``: the other member of a direct conversation got messages up to `seq`
+    /// on one of their devices.
+    case delivered
     /// A ``TypingNotice``: another member is typing, or stopped. Ephemeral: never stored,
     /// never in sync, lost by a device that is not connected.
     case typing
@@ -96,12 +104,22 @@ public struct ReadyPayload: Codable, Sendable {
     public var serverTime: Int64
     /// The heartbeat timeout in milliseconds: send `ping` well within it.
     public var heartbeatTimeoutMs: Int64
+    /// How long after sending a member may recall their own message (owners and admins of a
+    /// group recall at any time).
+    public var recallWindowMs: Int64?
+    /// How long after sending a member may edit their own text.
+    public var editWindowMs: Int64?
 
-    public init(user: User, sessionId: SessionID, serverTime: Int64, heartbeatTimeoutMs: Int64) {
+    public init(
+        user: User, sessionId: SessionID, serverTime: Int64, heartbeatTimeoutMs: Int64, recallWindowMs: Int64? = nil,
+        editWindowMs: Int64? = nil
+    ) {
         self.user = user
         self.sessionId = sessionId
         self.serverTime = serverTime
         self.heartbeatTimeoutMs = heartbeatTimeoutMs
+        self.recallWindowMs = recallWindowMs
+        self.editWindowMs = editWindowMs
     }
 }
 

@@ -102,6 +102,29 @@ public struct JSONWriter {
         try value(message.content)
         raw(#","sentAt":"#)
         integer(message.sentAt)
+        if let quote = message.quote {
+            raw(#","quote":{"id":"#)
+            integer(quote.id.rawValue)
+            raw(#","seq":"#)
+            integer(quote.seq)
+            raw(#","senderId":"#)
+            integer(quote.senderId.rawValue)
+            raw(#","kind":"#)
+            string(quote.kind.rawValue)
+            if let text = quote.text {
+                raw(#","text":"#)
+                string(text)
+            }
+            raw("}")
+        }
+        if let forwarded = message.forwarded {
+            raw(#","forwarded":"#)
+            bool(forwarded)
+        }
+        if let editedAt = message.editedAt {
+            raw(#","editedAt":"#)
+            integer(editedAt)
+        }
         raw("}")
     }
 }

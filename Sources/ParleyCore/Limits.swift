@@ -51,4 +51,14 @@ public enum Limits {
     public static let typingMinIntervalMs: Int64 = 2_000
     /// How long a typing notice lasts without a refresh, in ms.
     public static let typingExpiryMs: Int64 = 6_000
+    /// How long a sender may recall their own message, by default (`--recall-window`).
+    public static let defaultRecallWindowSeconds: Int64 = 120
+    /// How long a sender may edit their own text, by default (`--edit-window`).
+    public static let defaultEditWindowSeconds: Int64 = 900
+    /// The most users one message may mention.
+    public static let maxMentions = 100
+    /// The most messages one delete-for-me request may name.
+    public static let maxDeleteBatch = 100
+    /// The characters of a quoted message's text that a quote carries.
+    public static let quoteSnippetLength = 100
 }

@@ -11,8 +11,17 @@ public struct MessageKind: OpenStringValue {
     public static let sticker: MessageKind = "sticker"
     public static let location: MessageKind = "location"
     public static let reply: MessageKind = "reply"
-    /// Notices the server writes itself (member joined, message recalled, …); clients may not send them.
+    /// Notices the server writes itself (member joined, …); clients may not send them.
     public static let system: MessageKind = "system"
+    /// What a recalled message becomes: its content is gone, `{"recalledBy": <user id>}` is
+    /// left. Clients may not send it.
+    public static let recalled: MessageKind = "recalled"
+    /// What history shows, to one user, in place of a message they deleted for themselves
+    /// (content `{}`). Clients may not send it.
+    public static let deleted: MessageKind = "deleted"
+
+    /// The kinds only the server writes.
+    public static let serverOnly: Set<MessageKind> = [.system, .recalled, .deleted]
 }
 
 /// A committed message. `(conversationId, seq)` is its position: seqs are dense and strictly
@@ -28,10 +37,18 @@ public struct Message: Codable, Hashable, Sendable {
     public var content: JSONValue
     /// Server commit time, milliseconds since 1970.
     public var sentAt: Int64
+    /// The message this one replies to, as it now stands (written by the server); absent
+    /// when it replies to none.
+    public var quote: MessageQuote?
+    /// True when it was forwarded from another message; absent otherwise.
+    public var forwarded: Bool?
+    /// When its text was last edited (ms since 1970); absent when never edited.
+    public var editedAt: Int64?
 
     public init(
         id: MessageID, conversationId: ConversationID, seq: Int64, senderId: UserID, clientMsgId: String,
-        kind: MessageKind, content: JSONValue, sentAt: Int64
+        kind: MessageKind, content: JSONValue, sentAt: Int64, quote: MessageQuote? = nil, forwarded: Bool? = nil,
+        editedAt: Int64? = nil
     ) {
         self.id = id
         self.conversationId = conversationId
@@ -41,7 +58,15 @@ public struct Message: Codable, Hashable, Sendable {
         self.kind = kind
         self.content = content
         self.sentAt = sentAt
+        self.quote = quote
+        self.forwarded = forwarded
+        self.editedAt = editedAt
     }
+
+    /// Whether it was forwarded.
+    public var isForwarded: Bool { forwarded == true }
+    /// Whether it was recalled (its content is gone).
+    public var isRecalled: Bool { kind == .recalled }
 
     /// The typed content; `.unsupported` for a kind this version does not know.
     public var typedContent: MessageContent {

@@ -3,15 +3,20 @@
 /// The wire carries `kind` and `content` (any JSON object); this type is the checked view of
 /// it. A kind this version does not know becomes `.unsupported` and is kept intact.
 public enum MessageContent: Hashable, Sendable {
-    case text(text: String, mentions: [UserID])
+    case text(text: String, mentions: Mentions)
     case image(fileId: String, width: Int, height: Int)
     case voice(fileId: String, durationMs: Int)
     case video(fileId: String, durationMs: Int, size: Int)
     case file(fileId: String, name: String, size: Int)
     case sticker(pack: String, sticker: String)
     case location(latitude: Double, longitude: Double, name: String?)
-    case reply(text: String, replyToSeq: Int64, mentions: [UserID])
+    /// A text that quotes message `replyTo` of the same conversation.
+    case reply(text: String, replyTo: MessageID, mentions: Mentions)
     case system(SystemNotice)
+    /// A recalled message: its content is gone.
+    case recalled(by: UserID)
+    /// A message the viewer deleted for themselves.
+    case deleted
     case unsupported(kind: MessageKind, content: JSONValue)
 
     /// Checks `content` against the rules of `kind`, throwing `message_invalid` with the
@@ -23,7 +28,7 @@ public enum MessageContent: Hashable, Sendable {
         let fields = ContentFields(kind: kind, members: members)
         switch kind {
         case .text:
-            self = .text(text: try fields.text("text"), mentions: try fields.userIDs("mentions"))
+            self = .text(text: try fields.text("text"), mentions: try fields.mentions())
         case .image:
             self = .image(
                 fileId: try fields.string("fileId"), width: try fields.count("width"),
@@ -45,16 +50,37 @@ public enum MessageContent: Hashable, Sendable {
             self = .location(latitude: latitude, longitude: longitude, name: try fields.optionalString("name"))
         case .reply:
             self = .reply(
-                text: try fields.text("text"), replyToSeq: Int64(try fields.count("replyToSeq", minimum: 1)),
-                mentions: try fields.userIDs("mentions"))
+                text: try fields.text("text"), replyTo: MessageID(Int64(try fields.count("replyTo", minimum: 1))),
+                mentions: try fields.mentions())
         case .system:
             self = .system(
                 SystemNotice(
                     SystemEvent(rawValue: try fields.string("event")),
                     by: try fields.optionalUserID("actorId"), about: try fields.userIDs("userIds"),
                     text: try fields.optionalText("text"), until: try fields.optionalInteger("until")))
+        case .recalled:
+            guard let by = try fields.optionalUserID("recalledBy") else { throw fields.fail("needs 'recalledBy'") }
+            self = .recalled(by: by)
+        case .deleted:
+            self = .deleted
         default:
             self = .unsupported(kind: kind, content: content)
+        }
+    }
+
+    /// Whom it mentions (only texts and replies mention).
+    public var mentions: Mentions {
+        switch self {
+        case .text(_, let mentions), .reply(_, _, let mentions): mentions
+        default: .none
+        }
+    }
+
+    /// The text of a text or reply.
+    public var text: String? {
+        switch self {
+        case .text(let text, _), .reply(let text, _, _): text
+        default: nil
         }
     }
 }
@@ -130,6 +156,20 @@ private struct ContentFields {
     func optionalInteger(_ key: String) throws -> Int64? {
         guard members[key] != nil, members[key] != .null else { return nil }
         return Int64(try count(key))
+    }
+
+    /// `mentions` (at most ``Limits/maxMentions`` distinct user ids) and `mentionAll`.
+    func mentions() throws -> Mentions {
+        let userIds = try userIDs("mentions")
+        guard userIds.count <= Limits.maxMentions, Set(userIds).count == userIds.count else {
+            throw fail("may mention at most \(Limits.maxMentions) users, each once")
+        }
+        var all = false
+        if let value = members["mentionAll"], value != .null {
+            guard case .bool(let flag) = value else { throw fail("needs 'mentionAll' to be true or false") }
+            all = flag
+        }
+        return Mentions(userIds, all: all)
     }
 
     func userIDs(_ key: String) throws -> [UserID] {

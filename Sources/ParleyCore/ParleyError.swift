@@ -75,6 +75,16 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let tooManyInviteLinks = ErrorCode("too_many_invite_links", 409)
     public static let joinRequestNotFound = ErrorCode("join_request_not_found", 404)
     public static let invalidCursor = ErrorCode("invalid_cursor", 400)
+    // Message actions.
+    public static let messageNotFound = ErrorCode("message_not_found", 404)
+    public static let messageRecalled = ErrorCode("message_recalled", 409)
+    public static let notMessageSender = ErrorCode("not_message_sender", 403)
+    public static let recallWindowPassed = ErrorCode("recall_window_passed", 403)
+    public static let editWindowPassed = ErrorCode("edit_window_passed", 403)
+    public static let messageNotEditable = ErrorCode("message_not_editable", 400)
+    public static let messageNotForwardable = ErrorCode("message_not_forwardable", 400)
+    public static let replyOutsideConversation = ErrorCode("reply_outside_conversation", 400)
+    public static let mentionAllNotAllowed = ErrorCode("mention_all_not_allowed", 403)
     // Server side.
     public static let unavailable = ErrorCode("unavailable", 503)
     public static let internalError = ErrorCode("internal_error", 500)
@@ -90,6 +100,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
             .userNotFound, .conversationNotFound, .messageInvalid, .clientMessageIDReused,
             .groupFull, .invalidCursor, .unavailable, .internalError, .memberNotFound, .groupDissolved, .muted,
             .ownerMustTransfer, .inviteNotFound, .inviteExpired, .tooManyInviteLinks, .joinRequestNotFound,
+            .messageNotFound, .messageRecalled, .notMessageSender, .recallWindowPassed, .editWindowPassed,
+            .messageNotEditable, .messageNotForwardable, .replyOutsideConversation, .mentionAllNotAllowed,
         ]
         return Dictionary(uniqueKeysWithValues: all.map { ($0.rawValue, $0.httpStatus) })
     }()

@@ -25,6 +25,10 @@ public struct UserEventType: OpenStringValue {
     public static let joinRequestUpdated: UserEventType = "join_request.updated"
     /// The user's own settings for a conversation changed, on any of their devices.
     public static let settingsUpdated: UserEventType = "settings.updated"
+    /// A message in a conversation the user is in was recalled or edited.
+    public static let messageUpdated: UserEventType = "message.updated"
+    /// The user deleted messages for themselves, on any of their devices.
+    public static let messagesDeleted: UserEventType = "messages.deleted"
 }
 
 /// One entry of a user's ordered event stream (the "command list" of SPEC 3).
@@ -80,6 +84,8 @@ public enum UserEventBody: Hashable, Sendable {
     case conversationRemoved(ConversationRemoved)
     case joinRequestUpdated(JoinRequestUpdated)
     case settingsUpdated(SettingsUpdated)
+    case messageUpdated(MessageUpdated)
+    case messagesDeleted(MessagesDeleted)
     /// A type this version does not know, with its payload fields as they arrived.
     case unknown(UserEventType, fields: [String: JSONValue])
 
@@ -95,6 +101,8 @@ public enum UserEventBody: Hashable, Sendable {
         .conversationRemoved: ConversationRemoved.self,
         .joinRequestUpdated: JoinRequestUpdated.self,
         .settingsUpdated: SettingsUpdated.self,
+        .messageUpdated: MessageUpdated.self,
+        .messagesDeleted: MessagesDeleted.self,
     ]
 
     public var type: UserEventType {
@@ -117,6 +125,8 @@ public enum UserEventBody: Hashable, Sendable {
         case .conversationRemoved(let payload): payload
         case .joinRequestUpdated(let payload): payload
         case .settingsUpdated(let payload): payload
+        case .messageUpdated(let payload): payload
+        case .messagesDeleted(let payload): payload
         case .unknown: nil
         }
     }
@@ -298,4 +308,32 @@ public struct SettingsUpdated: ConversationEventPayload {
         self.settings = settings
     }
     public var body: UserEventBody { .settingsUpdated(self) }
+}
+
+/// `message.updated`: a message was recalled (kind `recalled`, content gone) or its text
+/// edited (`editedAt` set); `message` is as it now stands and replaces the one a device holds.
+/// `updatedBy` is who recalled or edited it.
+public struct MessageUpdated: ConversationEventPayload {
+    public static let type = UserEventType.messageUpdated
+    public var conversationId: ConversationID
+    public var message: Message
+    public var updatedBy: UserID
+    public init(message: Message, updatedBy: UserID) {
+        self.conversationId = message.conversationId
+        self.message = message
+        self.updatedBy = updatedBy
+    }
+    public var body: UserEventBody { .messageUpdated(self) }
+}
+
+/// `messages.deleted`: the user deleted these messages of `conversationId` for themselves.
+public struct MessagesDeleted: ConversationEventPayload {
+    public static let type = UserEventType.messagesDeleted
+    public var conversationId: ConversationID
+    public var seqs: [Int64]
+    public init(conversationId: ConversationID, seqs: [Int64]) {
+        self.conversationId = conversationId
+        self.seqs = seqs
+    }
+    public var body: UserEventBody { .messagesDeleted(self) }
 }

@@ -172,7 +172,7 @@ func render(_ content: MessageContent, client: ParleyClient) async -> String {
 func render(_ content: MessageContent, names: [UserID: String] = [:]) -> String {
     switch content {
     case .text(let text, _): text
-    case .reply(let text, let seq, _): "↪ #\(seq) \(text)"
+    case .reply(let text, _, _): text
     case .image(_, let width, let height): "[image \(width)×\(height)]"
     case .voice(_, let duration): "[voice \(duration / 1000)s]"
     case .video(_, let duration, _): "[video \(duration / 1000)s]"
@@ -180,6 +180,8 @@ func render(_ content: MessageContent, names: [UserID: String] = [:]) -> String 
     case .sticker(let pack, let sticker): "[sticker \(pack)/\(sticker)]"
     case .location(let latitude, let longitude, let name): "[location \(name ?? "") \(latitude),\(longitude)]"
     case .system(let notice): "* " + NoticeText.describe(notice) { names[$0] ?? "user \($0)" }
+    case .recalled(let by): "* \(names[by] ?? "user \(by)") recalled a message"
+    case .deleted: "* (deleted)"
     case .unsupported(let kind, _): "[unsupported message: \(kind)]"
     }
 }

@@ -34,7 +34,10 @@ import Testing
     @Test func knownKindsAreCheckedAndUnknownKindsKeptIntact() throws {
         #expect(
             try MessageContent(kind: .text, content: ["text": "hi", "mentions": [7]])
-                == .text(text: "hi", mentions: [UserID(7)]))
+                == .text(text: "hi", mentions: Mentions([UserID(7)])))
+        #expect(
+            try MessageContent(kind: .text, content: ["text": "hi all", "mentionAll": true])
+                == .text(text: "hi all", mentions: Mentions(all: true)))
         #expect(
             try MessageContent(kind: .location, content: ["latitude": 52.5, "longitude": 13.4])
                 == .location(latitude: 52.5, longitude: 13.4, name: nil))
@@ -42,13 +45,15 @@ import Testing
             try MessageContent(kind: .video, content: ["fileId": "f", "durationMs": 1200, "size": 99])
                 == .video(fileId: "f", durationMs: 1200, size: 99))
         #expect(
-            try MessageContent(kind: .reply, content: ["text": "yes", "replyToSeq": 3])
-                == .reply(text: "yes", replyToSeq: 3, mentions: []))
+            try MessageContent(kind: .reply, content: ["text": "yes", "replyTo": 3])
+                == .reply(text: "yes", replyTo: MessageID(3), mentions: .none))
         let invalid: [(MessageKind, JSONValue)] = [
             (.text, ["text": ""]), (.text, ["text": 5]), (.text, "hi"), (.text, ["text": "x", "mentions": ["bob"]]),
             (.image, ["fileId": "f", "width": -1, "height": 2]), (.voice, ["fileId": "f", "durationMs": 1.5]),
             (.location, ["latitude": 91, "longitude": 0]), (.file, ["fileId": "f", "name": "", "size": 1]),
-            (.reply, ["text": "x", "replyToSeq": 0]),
+            (.reply, ["text": "x", "replyTo": 0]), (.reply, ["text": "x", "replyToSeq": 3]),
+            (.text, ["text": "x", "mentions": [1, 1]]), (.text, ["text": "x", "mentionAll": 1]),
+            (.recalled, [:]),
         ]
         for (kind, content) in invalid {
             #expect(throws: ParleyError.self, "\(kind) \(content)") { try MessageContent(kind: kind, content: content) }
