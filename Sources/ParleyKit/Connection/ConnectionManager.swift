@@ -32,6 +32,9 @@ public actor ConnectionManager {
     private var onConnected: ConnectedHandler = {}
     /// The status a UI shows.
     public private(set) var status: ConnectionStatus = .offline(reason: nil)
+    /// What the server said when the socket last signed in (the user, the server's time and
+    /// windows); nil before the first time.
+    public private(set) var ready: ReadyPayload?
 
     public init(
         url: String, transport: any RealtimeTransport, configuration: ConnectionStateMachine.Configuration = .init(),
@@ -237,6 +240,7 @@ public actor ConnectionManager {
         guard generation == self.generation else { return }
         switch (frame.type, frame.id) {
         case (ServerFrameType.ready.rawValue, _):
+            ready = (try? frame.payload(ReadyPayload.self)) ?? ready
             apply(machine.authenticated(now: time.now()))
         case (ServerFrameType.error.rawValue, "auth"):
             // Only a refused token stops reconnecting; `unavailable` (the server cannot check

@@ -4,7 +4,9 @@ import Synchronization
 /// The single owner of one open conversation's message list (SPEC 4), shared by every view
 /// that shows it. It loads from the local store first, then fills holes from the server,
 /// merges new messages by binary search (no re-sort), follows its own messages from
-/// `sending` to `sent`/`read`/`failed`, and publishes a snapshot followed by batched changes.
+/// `sending` to `sent`/`delivered`/`read`/`failed`, replaces messages recalled or edited,
+/// drops those the user deleted or cleared, and publishes a snapshot followed by batched
+/// changes.
 ///
 /// UI-free: views observe ``updates()`` and call its actions; they never edit the list.
 ///
@@ -20,7 +22,8 @@ public actor ChatContext {
     private var committed: [ChatItem] = []
     /// Own messages not committed yet, in the order they were queued.
     private var pending: [ChatItem] = []
-    private var othersReadSeq: Int64 = 0
+    /// How far the user's own messages got.
+    private var receipts = Receipts()
     private var published: [ChatItem] = []
     private var observers = Subscribers<ChatUpdate>()
     /// Whether older messages may exist before the first loaded one.
@@ -71,7 +74,8 @@ public actor ChatContext {
     /// Shows the newest page from the store at once, then fills the holes in it from the server.
     public func load(pageSize: Int = 50) async throws {
         let store = conversations.store
-        othersReadSeq = try store.othersReadSeq(conversationId)
+        receipts.othersReadSeq = try store.othersReadSeq(conversationId)
+        receipts.othersDeliveredSeq = try store.othersDeliveredSeq(conversationId)
         committed = try store.messages(in: conversationId, limit: pageSize).map(item)
         pending = try store.outbox()
             .filter { $0.conversationId == conversationId && $0.state.isPending }
@@ -99,11 +103,23 @@ public actor ChatContext {
 
     // MARK: Actions
 
-    /// Sends a text message (shown at once as `sending`); with a `dependency`, not before it
-    /// finished.
+    /// Sends a text message (shown at once as `sending`), which may mention users or everyone
+    /// (`@all`: a group's owner and admins only); with a `dependency`, not before it finished.
     @discardableResult
-    public func send(text: String, after dependency: SendDependency? = nil) async throws -> SendHandle {
-        showQueued(try await conversations.sendQueue.send(text: text, to: conversationId, after: dependency))
+    public func send(text: String, mentions: Mentions = .none, after dependency: SendDependency? = nil) async throws
+        -> SendHandle
+    {
+        showQueued(
+            try await conversations.sendQueue.send(
+                text: text, mentions: mentions, to: conversationId, after: dependency))
+    }
+
+    /// Sends a reply that quotes a committed message of this conversation (through the outbox,
+    /// like any text).
+    @discardableResult
+    public func sendReply(_ text: String, to item: ChatItem, mentions: Mentions = .none) async throws -> SendHandle {
+        let target = try message(of: item)
+        return try await send(.reply, content: OutgoingContent.reply(text, to: target.id, mentions: mentions))
     }
 
     /// Sends a message of any kind.
@@ -136,6 +152,45 @@ public actor ChatContext {
         }
     }
 
+    /// Recalls a message for everyone (see ``MessageActions/recall(_:)``).
+    public func recall(_ item: ChatItem) async throws {
+        try await conversations.messages.recall(message(of: item))
+    }
+
+    /// Replaces the text of one of the user's own texts or replies (``MessageActions/edit(_:text:)``).
+    public func edit(_ item: ChatItem, text: String) async throws {
+        try await conversations.messages.edit(message(of: item), text: text)
+    }
+
+    /// Forwards messages to other conversations (``MessageActions/forward(_:to:)``).
+    @discardableResult
+    public func forward(_ items: [ChatItem], to conversationIds: [ConversationID]) async throws -> [Message] {
+        try await conversations.messages.forward(items.map(message(of:)), to: conversationIds)
+    }
+
+    /// Deletes messages for the user on all their devices; one still in the outbox is
+    /// dropped from it instead.
+    public func delete(_ items: [ChatItem]) async throws {
+        for item in items where !item.isCommitted { try await deleteLocally(item) }
+        let committed = try items.filter(\.isCommitted).map(message(of:))
+        if !committed.isEmpty { try await conversations.messages.delete(committed) }
+    }
+
+    /// Fetches every member's read watermark, so that the user's own messages show how many
+    /// read them (``ChatItem/readBy``); `receipt` frames keep it current from then on.
+    public func loadReceipts() async throws {
+        receipts.members = try await conversations.messages.receipts(in: conversationId)
+        restamp()
+    }
+
+    /// The committed message an item shows, as the store holds it.
+    private func message(of item: ChatItem) throws -> Message {
+        guard let seq = item.seq, item.isCommitted,
+            let message = try conversations.store.message(in: conversationId, seq: seq)
+        else { throw ParleyError(.messageNotFound, "That message is not sent yet, or no longer here.") }
+        return message
+    }
+
     /// Marks everything shown as read.
     public func markRead() async throws {
         guard let last = committed.last?.seq else { return }
@@ -148,9 +203,22 @@ public actor ChatContext {
         switch event {
         case .messages(let messages):
             merge(messages.filter { $0.conversationId == conversationId })
-        case .othersRead(let id, let seq) where id == conversationId:
-            othersRead(upTo: seq)
-        case .othersRead:
+        case .updated(let messages):
+            replace(messages.filter { $0.conversationId == conversationId })
+        case .hidden(let id, let seqs) where id == conversationId:
+            let hidden = Set(seqs)
+            committed.removeAll { $0.seq.map(hidden.contains) ?? false }
+            publish()
+        case .othersRead(let id, let seq) where id == conversationId && seq > receipts.othersReadSeq:
+            receipts.othersReadSeq = seq
+            restamp()
+        case .receipt(let receipt) where receipt.conversationId == conversationId:
+            receipts.read(receipt)
+            restamp()
+        case .othersDelivered(let id, let seq) where id == conversationId && seq > receipts.othersDeliveredSeq:
+            receipts.othersDeliveredSeq = seq
+            restamp()
+        case .hidden, .othersRead, .receipt, .othersDelivered:
             break
         }
     }
@@ -183,10 +251,25 @@ public actor ChatContext {
         if changed { publish() }
     }
 
+    /// Replaces held items by the newer forms of their messages.
+    private func replace(_ messages: [Message]) {
+        for message in messages {
+            let index = insertionIndex(for: message.seq)
+            guard index < committed.count, committed[index].seq == message.seq else { continue }
+            committed[index] = item(message)
+        }
+        publish()
+    }
+
     /// Follows an outbox item: a new pending one appears, a failed one shows why, a sent one
     /// gives way to its committed message.
     private func apply(_ outboxItem: OutboxItem) {
-        let item = ChatItem(pending: outboxItem, selfId: selfId)
+        var item = ChatItem(pending: outboxItem, selfId: selfId)
+        if case .reply(_, let target, _) = item.typedContent,
+            let quoted = try? conversations.store.message(withId: target, in: conversationId)
+        {
+            item.quote = MessageQuote(of: quoted)
+        }
         if case .sent = outboxItem.state {
             pending.removeAll { $0.id == item.id }
         } else if let index = pending.firstIndex(where: { $0.id == item.id }) {
@@ -202,18 +285,21 @@ public actor ChatContext {
         publish()
     }
 
-    /// Another member read up to `seq`: own messages up to it show as read.
-    private func othersRead(upTo seq: Int64) {
-        guard seq > othersReadSeq else { return }
-        othersReadSeq = seq
-        for index in committed.indices where committed[index].delivery == .sent && committed[index].seq! <= seq {
-            committed[index].delivery = .read
+    /// The receipts changed: own messages show how far they got now.
+    private func restamp() {
+        for index in committed.indices where committed[index].senderId == selfId {
+            guard let seq = committed[index].seq else { continue }
+            committed[index].delivery = receipts.delivery(of: seq)
+            committed[index].readBy = receipts.readBy(seq, sentBy: selfId)
         }
         publish()
     }
 
     private func item(_ message: Message) -> ChatItem {
-        ChatItem(message: message, selfId: selfId, othersReadSeq: othersReadSeq)
+        let kept =
+            message.isRecalled && message.senderId == selfId
+            ? try? conversations.store.recalledText(in: conversationId, seq: message.seq) : nil
+        return ChatItem(message: message, selfId: selfId, receipts: receipts, recalledText: kept)
     }
 
     /// Binary search for the position of `seq` in the committed list.

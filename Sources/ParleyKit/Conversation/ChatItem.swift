@@ -6,6 +6,8 @@ public struct ChatItem: Identifiable, Hashable, Sendable {
     public enum Delivery: Hashable, Sendable {
         case sending
         case sent
+        /// It reached a device of the other member of a direct conversation.
+        case delivered
         /// Another member's read watermark reached it.
         case read
         case failed(reason: String, retryable: Bool)
@@ -23,12 +25,26 @@ public struct ChatItem: Identifiable, Hashable, Sendable {
     public var time: Int64
     /// Set for the user's own messages only.
     public var delivery: Delivery?
+    /// The server's id of the message; nil while it is not committed.
+    public var messageId: MessageID?
+    /// What a reply quotes, as that message now stands (kind `recalled` once it was recalled).
+    public var quote: MessageQuote?
+    /// Whether it is a forwarded copy of another message.
+    public var isForwarded = false
+    /// When its text was last edited (ms since 1970); nil when never edited.
+    public var editedAt: Int64?
+    /// For one of the user's own messages that they recalled: its text, kept on this device
+    /// only, to edit and send again.
+    public var recalledText: String?
+    /// For the user's own messages in a group, how many other members have read it, once the
+    /// receipts are known (``ChatContext/loadReceipts()``).
+    public var readBy: Int?
 
     /// An item made by hand (previews, tests).
     public init(
         id: String, senderId: UserID, clientMsgId: String, seq: Int64?, kind: MessageKind, content: JSONValue,
-        time: Int64,
-        delivery: Delivery?
+        time: Int64, delivery: Delivery?, messageId: MessageID? = nil, quote: MessageQuote? = nil,
+        isForwarded: Bool = false, editedAt: Int64? = nil, recalledText: String? = nil, readBy: Int? = nil
     ) {
         self.id = id
         self.senderId = senderId
@@ -38,9 +54,16 @@ public struct ChatItem: Identifiable, Hashable, Sendable {
         self.content = content
         self.time = time
         self.delivery = delivery
+        self.messageId = messageId
+        self.quote = quote
+        self.isForwarded = isForwarded
+        self.editedAt = editedAt
+        self.recalledText = recalledText
+        self.readBy = readBy
     }
 
-    init(message: Message, selfId: UserID, othersReadSeq: Int64) {
+    /// A committed message; `receipts` say how far the user's own ones got.
+    init(message: Message, selfId: UserID, receipts: Receipts, recalledText: String? = nil) {
         id = "\(message.senderId)/\(message.clientMsgId)"
         senderId = message.senderId
         clientMsgId = message.clientMsgId
@@ -48,7 +71,13 @@ public struct ChatItem: Identifiable, Hashable, Sendable {
         kind = message.kind
         content = message.content
         time = message.sentAt
-        delivery = message.senderId == selfId ? (message.seq <= othersReadSeq ? .read : .sent) : nil
+        messageId = message.id
+        quote = message.quote
+        isForwarded = message.isForwarded
+        editedAt = message.editedAt
+        self.recalledText = message.senderId == selfId && message.isRecalled ? recalledText : nil
+        delivery = message.senderId == selfId ? receipts.delivery(of: message.seq) : nil
+        readBy = message.senderId == selfId ? receipts.readBy(message.seq, sentBy: selfId) : nil
     }
 
     init(pending item: OutboxItem, selfId: UserID) {
@@ -62,6 +91,23 @@ public struct ChatItem: Identifiable, Hashable, Sendable {
         switch item.state {
         case .failed(let reason, let retryable): delivery = .failed(reason: reason, retryable: retryable)
         default: delivery = .sending
+        }
+    }
+
+    /// Whether it was recalled (its content is gone).
+    public var isRecalled: Bool { kind == .recalled }
+
+    /// Who recalled it (its sender, or a group's owner or admin); nil unless recalled.
+    public var recalledBy: UserID? {
+        if case .recalled(let by) = typedContent { return by }
+        return nil
+    }
+
+    /// Whether it is committed (not still on its way or failed).
+    public var isCommitted: Bool {
+        switch delivery {
+        case .sending?, .failed?: false
+        default: seq != nil
         }
     }
 

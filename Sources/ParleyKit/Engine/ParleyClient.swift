@@ -7,8 +7,8 @@ import ParleyCore
 /// - ``session``: account, login, tokens (one shared refresh at a time);
 /// - ``sync``: the ``SyncEngine``, which keeps the store up to date and handles pushes;
 /// - ``sendQueue``: the ``SendQueue`` (outbox), whose sends return handles;
-/// - feature facades: ``conversations``, ``groups``, ``settings`` and ``typing``; contacts
-///   and files go beside them.
+/// - feature facades: ``conversations``, ``groups``, ``messages``, ``settings`` and
+///   ``typing``; contacts and files go beside them.
 ///
 /// Views never get pushed into: a ``ChatContext`` follows the sync engine and the send
 /// queue. Only the engine's parts write the store.
@@ -30,6 +30,8 @@ public actor ParleyClient {
     public nonisolated let typing: Typing
     /// The user's own settings for each conversation: pinned, muted, hidden, draft.
     public nonisolated let settings: Settings
+    /// Message actions: recall, edit, forward, delete for me, clear history, receipts.
+    public nonisolated let messages: MessageActions
     private let time: TimeSource
     private var maintenance: Task<Void, Never>?
 
@@ -59,9 +61,12 @@ public actor ParleyClient {
         typing = Typing(connection: connection, time: time)
         groups = Groups(store: store, session: session, requests: requests)
         settings = Settings(store: store, session: session)
+        messages = MessageActions(
+            store: store, session: session, sync: sync, connection: connection,
+            newClientMsgId: { UUID().uuidString.lowercased() }, pendingForwards: PendingForwards())
         conversations = Conversations(
             store: store, session: session, sync: sync, sendQueue: sendQueue, requests: requests, groups: groups,
-            contexts: ChatContexts())
+            messages: messages, contexts: ChatContexts())
     }
 
     /// The server's HTTP API without a session (the session's ``Session/http(_:_:query:body:as:)``

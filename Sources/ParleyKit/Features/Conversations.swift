@@ -14,6 +14,7 @@ public struct Conversations: Sendable {
     let sendQueue: SendQueue
     let requests: ServerRequests
     let groups: Groups
+    let messages: MessageActions
     let contexts: ChatContexts
 
     /// The conversation list, live.

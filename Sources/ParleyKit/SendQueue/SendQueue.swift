@@ -135,12 +135,13 @@ public actor SendQueue {
         return SendHandle(clientMsgId: item.clientMsgId, conversationId: conversationId, queue: self)
     }
 
-    /// Queues a text message.
+    /// Queues a text message, which may mention users or everyone (`@all`).
     @discardableResult
-    public func send(text: String, to conversationId: ConversationID, after dependency: SendDependency? = nil) throws
-        -> SendHandle
-    {
-        try send(.text, ["text": .string(text)], to: conversationId, after: dependency)
+    public func send(
+        text: String, mentions: Mentions = .none, to conversationId: ConversationID,
+        after dependency: SendDependency? = nil
+    ) throws -> SendHandle {
+        try send(.text, OutgoingContent.text(text, mentions: mentions), to: conversationId, after: dependency)
     }
 
     /// Puts a failed message back in the queue with its original id (running its dependency

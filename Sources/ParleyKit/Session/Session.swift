@@ -16,7 +16,7 @@ public actor Session {
     /// The refresh in flight, shared by every caller that needs a token meanwhile.
     private var refreshing: Task<String, any Error>?
 
-    static let storeKey = "session"
+    static let storeKey = ClientStore.sessionKey
 
     init(api: APIClient, store: ClientStore, deviceName: String, wallClock: @escaping @Sendable () -> Int64) throws {
         self.api = api

@@ -3,7 +3,9 @@ import ParleyCore
 
 /// The conversation list and each conversation's read watermarks.
 extension ClientStore {
-    package func saveConversation(_ conversation: ConversationSummary) throws {
+    /// Saves a summary (see below); returns the messages it hides (cleared by the user).
+    @discardableResult
+    package func saveConversation(_ conversation: ConversationSummary) throws -> StoreChanges {
         try writer.write { db in
             try Self.saveConversation(db, conversation, eventsCovered: try Self.syncedEventSeq(db))
         }
@@ -14,13 +16,17 @@ extension ClientStore {
     /// set them: those may be newer than the summary's (a later one arrives as an event too).
     /// The user's settings follow the same rule with `settings.updated` events.
     /// The server summarises only conversations the user is in, so the summary also ends a
-    /// removal that it covers.
-    static func saveConversation(_ db: Database, _ summary: ConversationSummary, eventsCovered: Int64) throws {
+    /// removal that it covers. Its count of unread mentions replaces the one held, unless
+    /// this device has read everything since.
+    static func saveConversation(_ db: Database, _ summary: ConversationSummary, eventsCovered: Int64) throws
+        -> StoreChanges
+    {
         try db.execute(
             sql: """
                 INSERT INTO conversations (id, kind, name, peer_id, member_count, max_seq, read_seq, others_read_seq,
-                    last_message, created_at, last_activity_at, group_profile, settings)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    last_message, created_at, last_activity_at, group_profile, settings, others_delivered_seq,
+                    unread_mentions)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET name = CASE WHEN profile_seq <= ? THEN excluded.name ELSE name END,
                     group_profile = CASE WHEN profile_seq <= ? THEN excluded.group_profile ELSE group_profile END,
                     settings = CASE WHEN settings_seq <= ? THEN excluded.settings ELSE settings END,
@@ -29,6 +35,9 @@ extension ClientStore {
                     member_count = excluded.member_count,
                     max_seq = MAX(max_seq, excluded.max_seq), read_seq = MAX(read_seq, excluded.read_seq),
                     others_read_seq = MAX(others_read_seq, excluded.others_read_seq),
+                    others_delivered_seq = MAX(others_delivered_seq, excluded.others_delivered_seq),
+                    unread_mentions = CASE WHEN read_seq >= MAX(max_seq, excluded.max_seq) THEN 0
+                        ELSE excluded.unread_mentions END,
                     last_message = CASE WHEN excluded.max_seq >= max_seq THEN excluded.last_message ELSE last_message END,
                     last_activity_at = MAX(last_activity_at, excluded.last_activity_at)
                 """,
@@ -36,10 +45,11 @@ extension ClientStore {
                 summary.id.rawValue, summary.kind.rawValue, summary.name, summary.peerId?.rawValue, summary.memberCount,
                 summary.maxSeq, summary.readSeq, summary.othersReadSeq, try summary.lastMessage.map(JSONText.encode),
                 summary.createdAt, summary.lastActivityAt, try summary.group.map(JSONText.encode),
-                try JSONText.encode(summary.settings), eventsCovered, eventsCovered, eventsCovered, eventsCovered,
-                eventsCovered,
+                try JSONText.encode(summary.settings), summary.othersDeliveredSeq, summary.unreadMentions,
+                eventsCovered, eventsCovered, eventsCovered, eventsCovered, eventsCovered,
             ])
         try reconcile(db, summary.id)
+        return try hideCleared(db, summary.id)
     }
 
     /// A message pushed before its conversation was known may be newer than the summary just
@@ -50,7 +60,7 @@ extension ClientStore {
                 db,
                 sql: """
                     SELECT m.* FROM messages m JOIN conversations c ON c.id = m.conversation_id
-                    WHERE m.conversation_id = ? AND m.seq > c.max_seq ORDER BY m.seq DESC LIMIT 1
+                    WHERE m.conversation_id = ? AND m.seq > c.max_seq AND m.hidden = 0 ORDER BY m.seq DESC LIMIT 1
                     """,
                 arguments: [id.rawValue])
         else { return }
@@ -154,10 +164,34 @@ extension ClientStore {
     }
 
     package func markReadLocally(_ conversationId: ConversationID, upTo seq: Int64) throws {
+        try writer.write { db in try Self.markRead(db, conversationId, upTo: seq) }
+    }
+
+    /// Moves the read watermark; once everything is read, no mention is unread.
+    static func markRead(_ db: Database, _ conversationId: ConversationID, upTo seq: Int64) throws {
+        try db.execute(
+            sql: """
+                UPDATE conversations SET read_seq = MAX(read_seq, ?),
+                    unread_mentions = CASE WHEN MAX(read_seq, ?) >= max_seq THEN 0 ELSE unread_mentions END
+                WHERE id = ?
+                """, arguments: [seq, seq, conversationId.rawValue])
+    }
+
+    /// The highest seq another member has received on one of their devices, for "delivered"
+    /// ticks on own messages (read implies delivered).
+    public func othersDeliveredSeq(_ conversationId: ConversationID) throws -> Int64 {
+        try writer.read { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT MAX(others_delivered_seq, others_read_seq) FROM conversations WHERE id = ?",
+                arguments: [conversationId.rawValue]) ?? 0
+        }
+    }
+
+    package func recordOthersDelivered(_ receipt: ReadReceipt) throws {
         try writer.write { db in
             try db.execute(
-                sql: "UPDATE conversations SET read_seq = MAX(read_seq, ?) WHERE id = ?",
-                arguments: [seq, conversationId.rawValue])
+                sql: "UPDATE conversations SET others_delivered_seq = MAX(others_delivered_seq, ?) WHERE id = ?",
+                arguments: [receipt.seq, receipt.conversationId.rawValue])
         }
     }
 
@@ -173,6 +207,7 @@ extension ClientStore {
                 name: row["name"],
                 peerId: (row["peer_id"] as Int64?).map { UserID($0) }, memberCount: row["member_count"],
                 maxSeq: row["max_seq"], readSeq: row["read_seq"], othersReadSeq: row["others_read_seq"],
+                othersDeliveredSeq: row["others_delivered_seq"], unreadMentions: row["unread_mentions"],
                 lastMessage: try (row["last_message"] as String?).map { try JSONText.decode(Message.self, from: $0) },
                 createdAt: row["created_at"], lastActivityAt: row["last_activity_at"],
                 group: try (row["group_profile"] as String?).map { try JSONText.decode(GroupProfile.self, from: $0) },

@@ -15,7 +15,7 @@ extension ClientStore {
         try writer.write { db in
             let covered = try Self.syncedEventSeq(db)
             let id = detail.conversation.id
-            try Self.saveConversation(db, detail.conversation, eventsCovered: covered)
+            _ = try Self.saveConversation(db, detail.conversation, eventsCovered: covered)
             try Self.saveMembers(db, detail.members, of: id, seq: covered)
             let gone = Set(try Self.presentMembers(db, id)).subtracting(detail.members.map(\.userId))
             try Self.removeMembers(db, Array(gone), from: id, seq: covered)

@@ -1,8 +1,11 @@
 import GRDB
+import ParleyCore
 
 /// Values kept under a key: the session, the sync cursor.
 extension ClientStore {
     public static let cursorKey = "sync.cursor"
+    /// The signed-in session (JSON ``StoredSession``).
+    static let sessionKey = "session"
     /// The highest event seq that sync pages have brought (pushes do not count).
     static let syncedEventSeqKey = "sync.eventSeq"
 
@@ -13,6 +16,13 @@ extension ClientStore {
 
     package func setValue(_ value: String?, for key: String) throws {
         try writer.write { db in try Self.setValue(db, value, for: key) }
+    }
+
+    /// The signed-in user, from the stored session.
+    static func selfId(_ db: Database) throws -> UserID? {
+        try Int64.fetchOne(
+            db, sql: "SELECT json_extract(value, '$.userId') FROM meta WHERE key = ?", arguments: [sessionKey]
+        ).map { UserID($0) }
     }
 
     static func setValue(_ db: Database, _ value: String?, for key: String) throws {

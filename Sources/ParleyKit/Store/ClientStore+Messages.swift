@@ -3,28 +3,52 @@ import ParleyCore
 
 /// Committed messages, keyed by `(conversation, seq)`, and the holes between them.
 extension ClientStore {
-    /// Stores committed messages; returns those not held before, in seq order.
+    /// Stores committed messages: those not held before are inserted, a held one is replaced
+    /// by a newer form (``supersedes(_:kind:editedAt:)``), a `deleted` placeholder hides its
+    /// seq. Returns what changed.
     @discardableResult
-    package func saveMessages(_ messages: [Message]) throws -> [Message] {
+    package func saveMessages(_ messages: [Message]) throws -> StoreChanges {
         try writer.write { db in
-            var inserted: [Message] = []
-            for message in messages where try Self.insert(db, message) { inserted.append(message) }
-            return inserted.sorted { ($0.conversationId, $0.seq) < ($1.conversationId, $1.seq) }
+            var changes = StoreChanges()
+            for message in messages { changes.merge(try Self.store(db, message)) }
+            return changes.ordered
         }
     }
 
-    /// Inserts one message and advances its conversation; false when the seq was already held.
-    static func insert(_ db: Database, _ message: Message) throws -> Bool {
+    /// Whether `incoming` is a newer form of a message held as `kind`, last edited at
+    /// `editedAt`: a recall is final and wins over any other form; otherwise the later edit
+    /// wins, and an original (never edited) replaces nothing.
+    static func supersedes(_ incoming: Message, kind: MessageKind, editedAt: Int64?) -> Bool {
+        if kind == .recalled { return false }
+        if incoming.kind == .recalled { return true }
+        return (incoming.editedAt ?? 0) > (editedAt ?? 0)
+    }
+
+    /// Stores one message (see ``saveMessages(_:)``).
+    static func store(_ db: Database, _ message: Message) throws -> StoreChanges {
+        if message.kind == .deleted { return try hide(db, message.conversationId, seqs: [message.seq]) }
+        var message = message
+        message.quote = try currentQuote(db, message)
+        let conversation = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT max_seq, read_seq, COALESCE(json_extract(settings, '$.clearedUpToSeq'), 0) AS cleared
+                FROM conversations WHERE id = ?
+                """, arguments: [message.conversationId.rawValue])
+        let cleared: Int64 = conversation?["cleared"] ?? 0
         try db.execute(
             sql: """
-                INSERT OR IGNORE INTO messages (conversation_id, seq, id, sender_id, client_msg_id, kind, content, sent_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT OR IGNORE INTO messages (conversation_id, seq, id, sender_id, client_msg_id, kind, content, sent_at,
+                    quote, forwarded, edited_at, hidden)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 message.conversationId.rawValue, message.seq, message.id.rawValue, message.senderId.rawValue,
-                message.clientMsgId, message.kind.rawValue, try JSONText.encode(message.content), message.sentAt,
+                message.clientMsgId, message.kind.rawValue,
+                try JSONText.encode(message.seq <= cleared ? [:] : message.content), message.sentAt,
+                try message.quote.map(JSONText.encode), message.isForwarded, message.editedAt, message.seq <= cleared,
             ])
-        guard db.changesCount == 1 else { return false }
+        guard db.changesCount == 1 else { return try replace(db, message) }
         try db.execute(
             sql: """
                 UPDATE conversations SET
@@ -35,7 +59,171 @@ extension ClientStore {
             arguments: [
                 message.seq, try JSONText.encode(message), message.seq, message.sentAt, message.conversationId.rawValue,
             ])
-        return true
+        // A message beyond what the last summary counted that mentions the user and is unread.
+        if let conversation, message.seq > conversation["max_seq"], message.seq > conversation["read_seq"],
+            message.seq > cleared, try mentions(message, user: selfId(db))
+        {
+            try db.execute(
+                sql: "UPDATE conversations SET unread_mentions = unread_mentions + 1 WHERE id = ?",
+                arguments: [message.conversationId.rawValue])
+        }
+        var changes = StoreChanges(inserted: message.seq <= cleared ? [] : [message])
+        changes.updated = try requote(db, message)
+        return changes
+    }
+
+    /// Replaces a held message by `message` when it is a newer form of it; a recall of the
+    /// user's own text keeps that text aside (``recalledText(in:seq:)``).
+    private static func replace(_ db: Database, _ message: Message) throws -> StoreChanges {
+        let key: StatementArguments = [message.conversationId.rawValue, message.seq]
+        guard
+            let held = try Row.fetchOne(
+                db, sql: "SELECT * FROM messages WHERE conversation_id = ? AND seq = ?", arguments: key),
+            supersedes(message, kind: MessageKind(rawValue: held["kind"]), editedAt: held["edited_at"])
+        else { return StoreChanges() }
+        let before = try Self.message(held)
+        let me = try selfId(db)
+        let keptText = message.isRecalled && before.senderId == me ? before.typedContent.text : nil
+        try db.execute(
+            sql: """
+                UPDATE messages SET kind = ?, content = ?, quote = ?, forwarded = ?, edited_at = ?,
+                    recalled_text = COALESCE(?, recalled_text)
+                WHERE conversation_id = ? AND seq = ?
+                """,
+            arguments: [
+                message.kind.rawValue, held["hidden"] == true ? "{}" : try JSONText.encode(message.content),
+                try message.quote.map(JSONText.encode), message.isForwarded, message.editedAt, keptText,
+            ] + key)
+        if message.isRecalled, try mentions(before, user: me) {
+            try db.execute(
+                sql: """
+                    UPDATE conversations SET unread_mentions = MAX(0, unread_mentions - 1)
+                    WHERE id = ? AND read_seq < ? AND max_seq >= ?
+                    """, arguments: [message.conversationId.rawValue, message.seq, message.seq])
+        }
+        try db.execute(
+            sql: "UPDATE conversations SET last_message = ? WHERE id = ? AND json_extract(last_message, '$.seq') = ?",
+            arguments: [try JSONText.encode(message), message.conversationId.rawValue, message.seq])
+        var changes = StoreChanges(updated: held["hidden"] == true ? [] : [message])
+        changes.updated += try requote(db, message)
+        return changes
+    }
+
+    /// The replies held that quote `message` (recalled or edited) quote it as it now stands;
+    /// returns those that changed.
+    private static func requote(_ db: Database, _ message: Message) throws -> [Message] {
+        guard message.isRecalled || message.editedAt != nil else { return [] }
+        let quote = try JSONText.encode(MessageQuote(of: message))
+        let condition = "conversation_id = ? AND json_extract(quote, '$.id') = ? AND quote != ?"
+        let arguments: StatementArguments = [message.conversationId.rawValue, message.id.rawValue, quote]
+        let replies = try Row.fetchAll(
+            db, sql: "SELECT seq, hidden FROM messages WHERE \(condition)", arguments: arguments)
+        guard !replies.isEmpty else { return [] }
+        try db.execute(sql: "UPDATE messages SET quote = ? WHERE \(condition)", arguments: [quote] + arguments)
+        return try replies.filter { $0["hidden"] == false }.compactMap { reply in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM messages WHERE conversation_id = ? AND seq = ?",
+                arguments: [message.conversationId.rawValue, reply["seq"] as Int64]
+            ).map(Self.message)
+        }
+    }
+
+    /// A reply's quote, or the newer form of it this device holds (its push may have been on
+    /// its way while the message it quotes was recalled or edited).
+    private static func currentQuote(_ db: Database, _ message: Message) throws -> MessageQuote? {
+        guard let quote = message.quote, quote.kind != .recalled,
+            let row = try Row.fetchOne(
+                db,
+                sql:
+                    "SELECT * FROM messages WHERE conversation_id = ? AND id = ? AND (hidden = 0 OR kind = 'recalled')",
+                arguments: [message.conversationId.rawValue, quote.id.rawValue])
+        else { return message.quote }
+        let target = try Self.message(row)
+        return target.isRecalled || target.editedAt != nil ? MessageQuote(of: target) : quote
+    }
+
+    /// Whether `message` is one by someone else that mentions `user` (by id or everyone).
+    private static func mentions(_ message: Message, user: UserID?) throws -> Bool {
+        guard let user, message.senderId != user else { return false }
+        let mentions = message.typedContent.mentions
+        return mentions.all || mentions.userIds.contains(user)
+    }
+
+    /// Hides seqs of a conversation (the user deleted them for themselves). A seq not held yet
+    /// is held as a hidden placeholder, so that the message, if its push is still on its way,
+    /// never shows and its seq is never fetched.
+    static func hide(_ db: Database, _ conversationId: ConversationID, seqs: [Int64]) throws -> StoreChanges {
+        guard !seqs.isEmpty else { return StoreChanges() }
+        let list = seqs.map { "\($0)" }.joined(separator: ",")
+        let visible = try Int64.fetchAll(
+            db, sql: "SELECT seq FROM messages WHERE conversation_id = ? AND hidden = 0 AND seq IN (\(list))",
+            arguments: [conversationId.rawValue])
+        try db.execute(
+            sql: """
+                UPDATE messages SET hidden = 1, content = '{}', recalled_text = NULL
+                WHERE conversation_id = ? AND seq IN (\(list))
+                """, arguments: [conversationId.rawValue])
+        for seq in seqs {
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO messages (conversation_id, seq, id, sender_id, client_msg_id, kind, content,
+                        sent_at, hidden)
+                    VALUES (?, ?, 0, 0, '', 'deleted', '{}', 0, 1)
+                    """, arguments: [conversationId.rawValue, seq])
+        }
+        try db.execute(
+            sql: """
+                UPDATE conversations SET last_message = json_remove(
+                    json_set(last_message, '$.kind', 'deleted', '$.content', json('{}')),
+                    '$.quote', '$.forwarded', '$.editedAt')
+                WHERE id = ? AND json_extract(last_message, '$.seq') IN (\(list))
+                """, arguments: [conversationId.rawValue])
+        return StoreChanges(hidden: visible.isEmpty ? [:] : [conversationId: visible])
+    }
+
+    /// Hides what the user cleared of a conversation (up to its settings' `clearedUpToSeq`).
+    static func hideCleared(_ db: Database, _ conversationId: ConversationID) throws -> StoreChanges {
+        let condition = """
+            conversation_id = ? AND hidden = 0 AND seq <= (SELECT COALESCE(json_extract(settings, '$.clearedUpToSeq'), 0)
+                FROM conversations WHERE id = ?)
+            """
+        let arguments: StatementArguments = [conversationId.rawValue, conversationId.rawValue]
+        let cleared = try Int64.fetchAll(db, sql: "SELECT seq FROM messages WHERE \(condition)", arguments: arguments)
+        guard !cleared.isEmpty else { return StoreChanges() }
+        try db.execute(
+            sql: "UPDATE messages SET hidden = 1, content = '{}', recalled_text = NULL WHERE \(condition)",
+            arguments: arguments)
+        return StoreChanges(hidden: [conversationId: cleared])
+    }
+
+    /// The message at `seq` of a conversation, unless it is not held or hidden.
+    public func message(in conversationId: ConversationID, seq: Int64) throws -> Message? {
+        try writer.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM messages WHERE conversation_id = ? AND seq = ? AND hidden = 0",
+                arguments: [conversationId.rawValue, seq]
+            ).map(Self.message)
+        }
+    }
+
+    /// The message with this id in a conversation, if held and shown.
+    public func message(withId id: MessageID, in conversationId: ConversationID) throws -> Message? {
+        try writer.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM messages WHERE conversation_id = ? AND id = ? AND hidden = 0",
+                arguments: [conversationId.rawValue, id.rawValue]
+            ).map(Self.message)
+        }
+    }
+
+    /// The text of one of the user's own messages that they recalled, kept on this device
+    /// only so that they can edit it and send it again; nil for any other message.
+    public func recalledText(in conversationId: ConversationID, seq: Int64) throws -> String? {
+        try writer.read { db in
+            try String.fetchOne(
+                db, sql: "SELECT recalled_text FROM messages WHERE conversation_id = ? AND seq = ? AND hidden = 0",
+                arguments: [conversationId.rawValue, seq])
+        }
     }
 
     /// Up to `limit` messages of a conversation below `before` (or the newest), in seq order.
@@ -70,8 +258,13 @@ extension ClientStore {
             let held = try Int64.fetchAll(
                 db, sql: "SELECT seq FROM messages WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq",
                 arguments: [conversationId.rawValue, range.lowerBound, range.upperBound])
+            // The server keeps nothing up to what the user cleared.
+            let cleared =
+                try Int64.fetchOne(
+                    db, sql: "SELECT json_extract(settings, '$.clearedUpToSeq') FROM conversations WHERE id = ?",
+                    arguments: [conversationId.rawValue]) ?? 0
             var holes: [ClosedRange<Int64>] = []
-            var next = range.lowerBound
+            var next = max(range.lowerBound, cleared + 1)
             for seq in held {
                 if seq > next { holes.append(next...(seq - 1)) }
                 next = seq + 1
@@ -79,6 +272,11 @@ extension ClientStore {
             if next <= range.upperBound { holes.append(next...range.upperBound) }
             return holes
         }
+    }
+
+    /// Hides messages the user deleted for themselves (see ``hide(_:_:seqs:)``).
+    package func hideMessages(_ seqs: [Int64], in conversationId: ConversationID) throws -> StoreChanges {
+        try writer.write { db in try Self.hide(db, conversationId, seqs: seqs).ordered }
     }
 
     /// Hides one message on this device only. The row stays (content cleared) so the seq
@@ -92,7 +290,7 @@ extension ClientStore {
     }
 
     /// The conversations to fill, and up to which seq: those whose highest known seq is above
-    /// the number of seqs held (they have holes), and those the user left whose history up to
+    /// the number of seqs held beyond what the user cleared (they have holes), and those the user left whose history up to
     /// the removal was not fetched yet (up to the removal's `lastSeq`, the last seq the server
     /// shows them). A conversation the user left is not filled again after that.
     public func conversationsWithHoles() throws -> [(id: ConversationID, upTo: Int64)] {
@@ -103,7 +301,9 @@ extension ClientStore {
                     SELECT c.id, CASE WHEN c.removal IS NULL THEN c.max_seq ELSE c.history_due END AS up_to
                     FROM conversations c
                     WHERE CASE WHEN c.removal IS NULL
-                        THEN c.max_seq > (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id)
+                        THEN c.max_seq - COALESCE(json_extract(c.settings, '$.clearedUpToSeq'), 0) > (
+                            SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id AND m.seq <= c.max_seq
+                                AND m.seq > COALESCE(json_extract(c.settings, '$.clearedUpToSeq'), 0))
                         ELSE c.history_due IS NOT NULL END
                     ORDER BY c.id
                     """
@@ -116,6 +316,8 @@ extension ClientStore {
             id: MessageID(row["id"]), conversationId: ConversationID(row["conversation_id"]), seq: row["seq"],
             senderId: UserID(row["sender_id"]), clientMsgId: row["client_msg_id"],
             kind: MessageKind(rawValue: row["kind"]),
-            content: try JSONText.decode(JSONValue.self, from: row["content"]), sentAt: row["sent_at"])
+            content: try JSONText.decode(JSONValue.self, from: row["content"]), sentAt: row["sent_at"],
+            quote: try (row["quote"] as String?).map { try JSONText.decode(MessageQuote.self, from: $0) },
+            forwarded: row["forwarded"] == true ? true : nil, editedAt: row["edited_at"])
     }
 }

@@ -45,7 +45,7 @@ extension ClientStore {
                 sql:
                     "UPDATE outbox SET state = 'sent', sent_seq = ?, conversation_id = ?, to_user_id = NULL, failure = NULL WHERE client_msg_id = ?",
                 arguments: [message.seq, message.conversationId.rawValue, message.clientMsgId])
-            _ = try Self.insert(db, message)
+            _ = try Self.store(db, message)
             return try Self.fetchOutbox(db, "client_msg_id = ?", [message.clientMsgId]).first
         }
     }

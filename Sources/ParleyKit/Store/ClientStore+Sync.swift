@@ -4,8 +4,8 @@ import ParleyCore
 /// What sync and pushed events bring.
 extension ClientStore {
     /// Applies one sync page and its new cursor in one transaction, so the cursor never
-    /// runs ahead of what is stored. Returns the messages not held before.
-    package func applySync(_ response: SyncResponse) throws -> [Message] {
+    /// runs ahead of what is stored. Returns what changed in the messages shown.
+    package func applySync(_ response: SyncResponse) throws -> StoreChanges {
         try writer.write { db in
             // A sync without a cursor is a snapshot: the events before it are never replayed,
             // so the member lists held may have missed changes and are to be fetched again.
@@ -13,23 +13,24 @@ extension ClientStore {
             {
                 try db.execute(sql: "UPDATE conversations SET members_known = 0")
             }
-            var inserted: [Message] = []
+            var changes = StoreChanges()
             let eventsCovered = max(try Self.syncedEventSeq(db), response.events.map(\.seq).max() ?? 0)
             for conversation in response.conversations {
-                try Self.saveConversation(db, conversation, eventsCovered: eventsCovered)
-                if let last = conversation.lastMessage, try Self.insert(db, last) { inserted.append(last) }
+                changes.merge(try Self.saveConversation(db, conversation, eventsCovered: eventsCovered))
+                if let last = conversation.lastMessage { changes.merge(try Self.store(db, last)) }
             }
-            for event in response.events { try Self.apply(db, event) }
+            for event in response.events { changes.merge(try Self.apply(db, event)) }
             try Self.setValue(db, response.cursor, for: Self.cursorKey)
             try Self.setValue(db, "\(eventsCovered)", for: Self.syncedEventSeqKey)
-            return inserted
+            return changes.ordered
         }
     }
 
     /// Applies an event pushed on the socket (it will come again in the next sync; applying
-    /// twice is harmless).
-    package func applyEvent(_ event: UserEvent) throws {
-        try writer.write { db in try Self.apply(db, event) }
+    /// twice is harmless). Returns what changed in the messages shown.
+    @discardableResult
+    package func applyEvent(_ event: UserEvent) throws -> StoreChanges {
+        try writer.write { db in try Self.apply(db, event).ordered }
     }
 
     static func syncedEventSeq(_ db: Database) throws -> Int64 {
@@ -37,14 +38,17 @@ extension ClientStore {
             .flatMap { Int64($0) } ?? 0
     }
 
-    private static func apply(_ db: Database, _ event: UserEvent) throws {
+    private static func apply(_ db: Database, _ event: UserEvent) throws -> StoreChanges {
         // Events come in stream order, so the last one of a kind leaves the latest state; group
-        // events carry their seq so that one applied late never undoes a newer one.
+        // events carry their seq so that one applied late never undoes a newer one; a message
+        // is replaced only by a newer form of it.
         switch event.body {
         case .readMoved(let moved):
-            try db.execute(
-                sql: "UPDATE conversations SET read_seq = MAX(read_seq, ?) WHERE id = ?",
-                arguments: [moved.readSeq, moved.conversationId.rawValue])
+            try markRead(db, moved.conversationId, upTo: moved.readSeq)
+        case .messageUpdated(let updated):
+            return try store(db, updated.message)
+        case .messagesDeleted(let deleted):
+            return try hide(db, deleted.conversationId, seqs: deleted.seqs)
         case .profileUpdated(let updated):
             try saveUser(db, updated.account.user)
         case .conversationUpdated(let updated):
@@ -63,9 +67,11 @@ extension ClientStore {
             try saveJoinRequests(db, [updated.request], seq: event.seq)
         case .settingsUpdated(let updated):
             try applySettings(db, updated, seq: event.seq)
+            return try hideCleared(db, updated.conversationId)
         case .unknown:
             break
         }
+        return StoreChanges()
     }
 
     /// `settings.updated`: the user's settings as they now stand, unless a newer event set them.

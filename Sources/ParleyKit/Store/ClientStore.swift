@@ -131,6 +131,24 @@ public final class ClientStore: Sendable {
                     ALTER TABLE conversations ADD COLUMN settings_seq INTEGER NOT NULL DEFAULT 0;
                     """)
         }
+        // Message actions. A message keeps its quote (JSON `MessageQuote`), whether it was
+        // forwarded, and when it was last edited: a stored message is replaced only by a newer
+        // form (recalled, or edited later), so an original arriving late never undoes either.
+        // `recalled_text` is local only: the text of one of the user's own messages that they
+        // recalled, kept so it can be edited and sent again. Conversations keep the others'
+        // delivered watermark and the unread messages that mention the user.
+        migrator.registerMigration("v9 message actions") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE messages ADD COLUMN quote TEXT;
+                    ALTER TABLE messages ADD COLUMN forwarded INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE messages ADD COLUMN edited_at INTEGER;
+                    ALTER TABLE messages ADD COLUMN recalled_text TEXT;
+                    CREATE INDEX messages_by_id ON messages (conversation_id, id);
+                    ALTER TABLE conversations ADD COLUMN others_delivered_seq INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE conversations ADD COLUMN unread_mentions INTEGER NOT NULL DEFAULT 0;
+                    """)
+        }
         return migrator
     }
 }

@@ -17,6 +17,7 @@ public actor SyncEngine {
     private let session: Session
     private let requests: ServerRequests
     private let sendQueue: SendQueue
+    private let acknowledger: DeliveryAcknowledger
     private var subscribers = Subscribers<SyncEvent>()
     /// The fetches of left groups' histories under way, which a second caller waits for.
     private var historyFetches: [ConversationID: Task<Void, any Error>] = [:]
@@ -26,6 +27,7 @@ public actor SyncEngine {
         self.session = session
         self.requests = requests
         self.sendQueue = sendQueue
+        acknowledger = DeliveryAcknowledger(requests: requests)
     }
 
     /// What is stored from now on, in order.
@@ -35,8 +37,20 @@ public actor SyncEngine {
 
     private func unsubscribe(_ id: Int) { subscribers.remove(id) }
 
-    private func deliver(_ messages: [Message]) {
-        if !messages.isEmpty { subscribers.yield(.messages(messages)) }
+    /// Tells views what a write changed, and acknowledges the messages others sent that
+    /// reached this device in direct conversations (and in ones not known yet: the first
+    /// message of a new direct conversation may come before it).
+    package func deliver(_ changes: StoreChanges) async {
+        if !changes.inserted.isEmpty { subscribers.yield(.messages(changes.inserted)) }
+        if !changes.updated.isEmpty { subscribers.yield(.updated(changes.updated)) }
+        for (id, seqs) in changes.hidden.sorted(by: { $0.key < $1.key }) { subscribers.yield(.hidden(id, seqs: seqs)) }
+        let selfId = await session.currentUser?.id
+        let received = Dictionary(
+            changes.inserted.filter { $0.senderId != selfId }.map { ($0.conversationId, $0.seq) },
+            uniquingKeysWith: max)
+        for (id, seq) in received where (try? store.conversation(id))??.kind != .group {
+            await acknowledger.received(id, upTo: seq)
+        }
     }
 
     /// Brings the store up to date: sync pages from the cursor, then every hole in every
@@ -50,9 +64,10 @@ public actor SyncEngine {
                 query["cursor"] = cursor
                 let response: SyncResponse = try await requests(
                     .sync, SyncRequest(cursor: cursor, limit: 200), http: .sync, query: query)
-                deliver(try store.applySync(response))
+                await deliver(try store.applySync(response))
                 for conversation in response.conversations {
                     subscribers.yield(.othersRead(conversation.id, upTo: conversation.othersReadSeq))
+                    subscribers.yield(.othersDelivered(conversation.id, upTo: conversation.othersDeliveredSeq))
                 }
                 cursor = response.cursor
                 if !response.hasMore { break }
@@ -60,6 +75,7 @@ public actor SyncEngine {
             for (conversationId, upTo) in try store.conversationsWithHoles() {
                 try await fillHoles(in: conversationId, upTo: upTo)
             }
+            await acknowledger.flush()
         } catch {
             // The next connection resyncs from the stored cursor; nothing is lost.
         }
@@ -104,7 +120,7 @@ public actor SyncEngine {
                 let page: HistoryPage = try await requests(
                     .history, query, http: .history, conversationId,
                     query: ["after": "\(after)", "before": "\(hole.upperBound + 1)", "limit": "\(Limits.maxPageSize)"])
-                deliver(try store.saveMessages(page.messages))
+                await deliver(try store.saveMessages(page.messages))
                 guard let last = page.messages.last else { break }
                 after = last.seq
             }
@@ -125,7 +141,7 @@ public actor SyncEngine {
                 .history, HistoryQuery(conversationId: conversationId, before: seq, limit: limit), http: .history,
                 conversationId,
                 query: seq.map { ["before": "\($0)", "limit": "\(limit)"] } ?? ["limit": "\(limit)"])
-            deliver(try store.saveMessages(page.messages))
+            await deliver(try store.saveMessages(page.messages))
             return try store.messages(in: conversationId, before: seq, limit: limit)
         }
         return local
@@ -138,14 +154,14 @@ public actor SyncEngine {
             guard let message = try? frame.payload(Message.self) else { return }
             let selfId = await session.currentUser?.id
             if message.senderId == selfId { await sendQueue.acknowledge(message) }
-            guard let inserted = try? store.saveMessages([message]) else { return }
-            deliver(inserted)
+            guard let changes = try? store.saveMessages([message]) else { return }
+            await deliver(changes)
             if let holes = try? store.holes(in: message.conversationId, within: 1...message.seq), !holes.isEmpty {
                 Task { try? await self.fillHoles(in: message.conversationId, upTo: message.seq) }
             }
         case ServerFrameType.event.rawValue:
             guard let event = try? frame.payload(UserEvent.self) else { return }
-            try? store.applyEvent(event)
+            if let changes = try? store.applyEvent(event) { await deliver(changes) }
             if case .conversationRemoved(let removed) = event.body {
                 // Aside, so the push loop never waits on HTTP: what the device lacks up to
                 // `lastSeq` (the notice of the removal, if its push was missed).
@@ -164,7 +180,11 @@ public actor SyncEngine {
         case ServerFrameType.receipt.rawValue:
             guard let receipt = try? frame.payload(ReadReceipt.self) else { return }
             try? store.recordOthersRead(receipt)
-            subscribers.yield(.othersRead(receipt.conversationId, upTo: receipt.seq))
+            subscribers.yield(.receipt(receipt))
+        case ServerFrameType.delivered.rawValue:
+            guard let receipt = try? frame.payload(ReadReceipt.self) else { return }
+            try? store.recordOthersDelivered(receipt)
+            subscribers.yield(.othersDelivered(receipt.conversationId, upTo: receipt.seq))
         default:
             break
         }

@@ -1,0 +1,202 @@
+import GRDB
+import ParleyCore
+import ParleyTesting
+import Testing
+
+@testable import ParleyKit
+
+/// Recalls, edits, replies, deletes for the user and cleared history in the local store: a
+/// message is replaced only by a newer form, whatever order the forms arrive in.
+extension ClientStoreTests {
+    static let me = UserID(1)
+    static let peer = UserID(2)
+    static let chat = ConversationID(4)
+
+    /// A store signed in as ``me`` holding the conversation ``chat``.
+    func signedInStore(maxSeq: Int64 = 0, readSeq: Int64 = 0, settings: ConversationSettings = .init()) throws
+        -> ClientStore
+    {
+        let store = try ClientStore(path: nil)
+        let session = StoredSession(
+            userId: Self.me.rawValue, username: "me", sessionId: 1, accessToken: "a", accessTokenExpiresAt: 0,
+            refreshToken: "r")
+        try store.setValue(try JSONText.encode(session), for: ClientStore.sessionKey)
+        try store.saveConversation(
+            ConversationSummary(
+                id: Self.chat, kind: .group, name: "g", peerId: nil, memberCount: 3, maxSeq: maxSeq, readSeq: readSeq,
+                lastMessage: nil, createdAt: 0, lastActivityAt: 0, settings: settings))
+        return store
+    }
+
+    func text(_ seq: Int64, from sender: UserID = peer, _ body: String? = nil, mentions: Mentions = .none) -> Message {
+        Message(
+            id: MessageID(100 + seq), conversationId: Self.chat, seq: seq, senderId: sender, clientMsgId: "c\(seq)",
+            kind: .text, content: OutgoingContent.text(body ?? "m\(seq)", mentions: mentions), sentAt: 1_000 + seq)
+    }
+
+    func recalled(_ message: Message, by: UserID? = nil) -> Message {
+        var recalled = message
+        recalled.kind = .recalled
+        recalled.content = ["recalledBy": .number(.integer((by ?? message.senderId).rawValue))]
+        recalled.quote = nil
+        recalled.editedAt = nil
+        return recalled
+    }
+
+    func edited(_ message: Message, _ text: String, at time: Int64) -> Message {
+        var edited = message
+        edited.content = ["text": .string(text)]
+        edited.editedAt = time
+        return edited
+    }
+
+    func updatedEvent(_ seq: Int64, _ message: Message) -> UserEvent {
+        UserEvent(seq: seq, at: 500 + seq, MessageUpdated(message: message, updatedBy: message.senderId).body)
+    }
+
+    @Test func aRecallWinsWhicheverOrderTheRecallAndTheOriginalArriveIn() throws {
+        let original = text(1)
+        let first = try signedInStore()
+        try first.saveMessages([original])
+        let changes = try first.applyEvent(updatedEvent(1, recalled(original)))
+        #expect(changes.updated == [recalled(original)], "shown views replace it")
+        #expect(try first.allMessages(in: Self.chat) == [recalled(original)])
+
+        let second = try signedInStore()
+        let early = try second.applyEvent(updatedEvent(1, recalled(original)))
+        #expect(early.inserted == [recalled(original)], "stored in its recalled form")
+        let late = try second.saveMessages([original])
+        #expect(late == StoreChanges(), "the original, pushed or paged before the recall, changes nothing")
+        #expect(try second.allMessages(in: Self.chat) == [recalled(original)])
+        #expect(try second.conversation(Self.chat)?.lastMessage == recalled(original))
+        #expect(try second.conversationsWithHoles().isEmpty, "the seq is held")
+    }
+
+    @Test func aDeviceOfflineThroughTheMessageAndItsRecallEndsWithTheRecalledFormOnly() throws {
+        let original = text(1)
+        let store = try signedInStore()
+        let summary = ConversationSummary(
+            id: Self.chat, kind: .group, name: "g", peerId: nil, memberCount: 3, maxSeq: 1, readSeq: 0,
+            lastMessage: recalled(original), createdAt: 0, lastActivityAt: 1_001)
+        let changes = try store.applySync(
+            SyncResponse(
+                conversations: [summary], events: [updatedEvent(3, recalled(original))], cursor: "c1", hasMore: false))
+        #expect(changes.inserted == [recalled(original)], "once")
+        #expect(changes.updated.isEmpty)
+        try store.saveMessages([original])
+        #expect(try store.allMessages(in: Self.chat) == [recalled(original)])
+    }
+
+    @Test func theNewestEditWinsAndARecallIsNeverUndone() throws {
+        let original = text(1, from: Self.me, "draft")
+        let store = try signedInStore()
+        try store.saveMessages([original])
+        try store.applyEvent(updatedEvent(2, edited(original, "second", at: 3_000)))
+        try store.applyEvent(updatedEvent(1, edited(original, "first", at: 2_000)))
+        try store.saveMessages([original])
+        #expect(try store.allMessages(in: Self.chat) == [edited(original, "second", at: 3_000)])
+
+        try store.applyEvent(updatedEvent(3, recalled(original)))
+        try store.applyEvent(updatedEvent(4, edited(original, "third", at: 4_000)))
+        try store.saveMessages([edited(original, "second", at: 3_000)])
+        #expect(try store.allMessages(in: Self.chat) == [recalled(original)])
+        #expect(try store.recalledText(in: Self.chat, seq: 1) == "second", "the user's own text, kept to re-edit")
+    }
+
+    @Test func onlyTheUsersOwnRecalledTextIsKept() throws {
+        let store = try signedInStore()
+        let theirs = text(1, "secret")
+        try store.saveMessages([theirs])
+        try store.applyEvent(updatedEvent(1, recalled(theirs)))
+        #expect(try store.recalledText(in: Self.chat, seq: 1) == nil)
+        let mine = text(2, from: Self.me, "oops")
+        try store.saveMessages([mine])
+        try store.applyEvent(updatedEvent(2, recalled(mine, by: UserID(3))))
+        #expect(try store.recalledText(in: Self.chat, seq: 2) == "oops", "recalled by an admin, still the user's")
+    }
+
+    @Test func repliesHeldFollowTheMessageTheyQuote() throws {
+        let store = try signedInStore()
+        let target = text(1, "original words")
+        var reply = text(2, from: Self.me, "agreed")
+        reply.kind = .reply
+        reply.content = OutgoingContent.reply("agreed", to: target.id)
+        reply.quote = MessageQuote(of: target)
+        try store.saveMessages([target, reply])
+
+        let edit = edited(target, "better words", at: 5_000)
+        let changes = try store.applyEvent(updatedEvent(1, edit))
+        var requoted = reply
+        requoted.quote = MessageQuote(of: edit)
+        #expect(changes.updated == [edit, requoted])
+        try store.applyEvent(updatedEvent(2, recalled(target)))
+        let quote = try #require(try store.message(in: Self.chat, seq: 2)?.quote)
+        #expect(quote.kind == .recalled)
+        #expect(quote.text == nil)
+
+        // A reply whose push was on its way while its target was recalled.
+        var late = text(3, "me too")
+        late.kind = .reply
+        late.content = OutgoingContent.reply("me too", to: target.id)
+        late.quote = MessageQuote(of: target)
+        try store.saveMessages([late])
+        #expect(try store.message(in: Self.chat, seq: 3)?.quote?.kind == .recalled)
+    }
+
+    @Test func messagesDeletedForTheUserAreHiddenEvenWhenTheyArriveLater() throws {
+        let store = try signedInStore()
+        try store.saveMessages([text(1), text(2)])
+        let changes = try store.applyEvent(
+            UserEvent(seq: 1, at: 0, MessagesDeleted(conversationId: Self.chat, seqs: [2, 3]).body))
+        #expect(changes.hidden == [Self.chat: [2]], "only what was shown")
+        try store.saveMessages([text(3), text(4)])
+        #expect(try store.allMessages(in: Self.chat).map(\.seq) == [1, 4], "3 came after its deletion")
+        #expect(try store.conversationsWithHoles().isEmpty)
+
+        var placeholder = text(1)
+        placeholder.kind = .deleted
+        placeholder.content = [:]
+        #expect(try store.saveMessages([placeholder]).hidden == [Self.chat: [1]], "a page showing it deleted")
+        #expect(try store.allMessages(in: Self.chat).map(\.seq) == [4])
+    }
+
+    @Test func clearedHistoryIsHiddenNeverFetchedAndLateArrivalsStayHidden() throws {
+        let store = try signedInStore(maxSeq: 6)
+        try store.saveMessages([text(2), text(5), text(6)])
+        let changes = try store.applyEvent(
+            settingsEvent(1, Self.chat.rawValue, ConversationSettings(clearedUpToSeq: 5)))
+        #expect(changes.hidden == [Self.chat: [2, 5]])
+        #expect(try store.allMessages(in: Self.chat).map(\.seq) == [6])
+        #expect(try store.holes(in: Self.chat, within: 1...6).isEmpty, "nothing up to 5 is fetched")
+        #expect(try store.conversationsWithHoles().isEmpty)
+        try store.saveMessages([text(3)])
+        #expect(try store.allMessages(in: Self.chat).map(\.seq) == [6])
+    }
+
+    @Test func mentionCountsComeWithSummariesRiseWithNewMentionsAndClearOnRead() throws {
+        let store = try signedInStore()
+        func summary(maxSeq: Int64, readSeq: Int64, mentions: Int) -> ConversationSummary {
+            ConversationSummary(
+                id: Self.chat, kind: .group, name: "g", peerId: nil, memberCount: 3, maxSeq: maxSeq, readSeq: readSeq,
+                othersDeliveredSeq: 2, unreadMentions: mentions, lastMessage: nil, createdAt: 0, lastActivityAt: 0)
+        }
+        _ = try store.applySync(
+            SyncResponse(
+                conversations: [summary(maxSeq: 2, readSeq: 0, mentions: 1)], events: [], cursor: "c", hasMore: false))
+        #expect(try store.conversation(Self.chat)?.unreadMentions == 1)
+        #expect(try store.conversation(Self.chat)?.othersDeliveredSeq == 2)
+
+        try store.saveMessages([text(3, mentions: Mentions([Self.me]))])
+        try store.saveMessages([text(4, mentions: Mentions(all: true))])
+        try store.saveMessages([text(5, from: Self.me, mentions: Mentions([Self.me]))])
+        try store.saveMessages([text(6, mentions: Mentions([UserID(3)]))])
+        #expect(try store.conversation(Self.chat)?.unreadMentions == 3, "by id and @all, not one's own")
+        try store.applyEvent(updatedEvent(7, recalled(text(4, mentions: Mentions(all: true)))))
+        #expect(try store.conversation(Self.chat)?.unreadMentions == 2, "a recalled mention stops counting")
+
+        try store.markReadLocally(Self.chat, upTo: 6)
+        #expect(try store.conversation(Self.chat)?.unreadMentions == 0)
+        try store.saveConversation(summary(maxSeq: 6, readSeq: 2, mentions: 2))
+        #expect(try store.conversation(Self.chat)?.unreadMentions == 0, "an older summary read before the read")
+    }
+}
