@@ -24,6 +24,10 @@ public struct ComposerState: Hashable, Sendable {
     public private(set) var text = ""
     /// Users mentioned in `text`, in order of mention.
     public private(set) var mentions: [UserID] = []
+    /// Whether `@all` was mentioned (a group's owner and admins only).
+    public private(set) var mentionsAll = false
+    /// The message the text replies to, if any: it is sent as a reply quoting it.
+    public private(set) var replyingTo: ChatItem?
     public private(set) var attachments: [Attachment] = []
     public private(set) var recording = Recording.idle
 
@@ -51,6 +55,19 @@ public struct ComposerState: Hashable, Sendable {
         if !mentions.contains(userId) { mentions.append(userId) }
     }
 
+    /// Appends `@all ` and mentions everyone.
+    public mutating func mentionAll() {
+        if !text.isEmpty && !text.hasSuffix(" ") { text += " " }
+        text += "@all "
+        mentionsAll = true
+    }
+
+    /// Makes the text a reply to a committed message (the menu's "Reply").
+    public mutating func reply(to item: ChatItem) { replyingTo = item }
+
+    /// Makes the text a plain message again.
+    public mutating func cancelReply() { replyingTo = nil }
+
     public mutating func insertEmoji(_ emoji: String) { text += emoji }
 
     public mutating func attach(_ attachment: Attachment) { attachments.append(attachment) }
@@ -74,8 +91,9 @@ public struct ComposerState: Hashable, Sendable {
         !text.allSatisfy(\.isWhitespace) || !attachments.isEmpty
     }
 
-    /// The messages the input makes: the text (with mentions still present in it), then
-    /// each attachment. Throws `message_invalid` for text over the length limit.
+    /// The messages the input makes: the text (with mentions still present in it; a reply
+    /// when ``replyingTo`` is set), then each attachment. Throws `message_invalid` for text
+    /// over the length limit.
     public func messages() throws -> [(kind: MessageKind, content: JSONValue)] {
         var result: [(MessageKind, JSONValue)] = []
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -83,9 +101,12 @@ public struct ComposerState: Hashable, Sendable {
             guard TextRules.length(trimmed) <= Limits.maxTextLength else {
                 throw ParleyError(.messageInvalid, "A message may have at most \(Limits.maxTextLength) characters.")
             }
-            var content: [String: JSONValue] = ["text": .string(trimmed)]
-            if !mentions.isEmpty { content["mentions"] = .array(mentions.map { .number(.integer($0.rawValue)) }) }
-            result.append((.text, .object(content)))
+            let mentioned = Mentions(mentions, all: mentionsAll)
+            if let target = replyingTo?.messageId {
+                result.append((.reply, OutgoingContent.reply(trimmed, to: target, mentions: mentioned)))
+            } else {
+                result.append((.text, OutgoingContent.text(trimmed, mentions: mentioned)))
+            }
         }
         result += attachments.map { ($0.kind, $0.content) }
         return result

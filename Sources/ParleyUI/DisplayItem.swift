@@ -11,13 +11,18 @@ public enum DisplayItem: Identifiable, Hashable, Sendable {
     case unsupported(ChatItem)
     /// A system message: a centred line such as "alice removed bob" (see ``NoticeText``).
     case notice(ChatItem, SystemNotice)
+    /// A recalled message: a centred line such as "alice recalled a message"
+    /// (``MessageText/recalled(_:viewer:name:)``); `canReEdit` when its text is kept on this
+    /// device to edit and send again (the viewer's own).
+    case recalled(ChatItem, canReEdit: Bool)
     /// A row the app supplies (a banner, an "encryption on" notice, …), shown at the top.
     case custom(id: String, payload: String)
 
     public var id: String {
         switch self {
         case .timeSeparator(_, let before): "time/\(before)"
-        case .message(let item, _), .unsupported(let item), .notice(let item, _): "message/\(item.id)"
+        case .message(let item, _), .unsupported(let item), .notice(let item, _), .recalled(let item, _):
+            "message/\(item.id)"
         case .custom(let id, _): "custom/\(id)"
         }
     }

@@ -3,8 +3,8 @@ import ParleyKit
 
 /// Turns a ``ChatContext``'s items into display rows (SPEC 4): time separators when more
 /// than `separatorGap` passed between messages, consecutive messages of one sender grouped
-/// (within `groupingGap`), system messages as notice rows (which end a run), app rows at
-/// the top, placeholders for unsupported kinds; and
+/// (within `groupingGap`), system messages and recalled ones as notice rows (which end a
+/// run), app rows at the top, placeholders for unsupported kinds; and
 /// emits the steps from the previous rows to the new ones.
 ///
 /// Data flows one way: the presenter reads the context's updates and never changes it;
@@ -37,6 +37,9 @@ public struct MessageListPresenter: Sendable {
                 runSender = item.senderId
             case .system(let notice):
                 rows.append(.notice(item, notice))
+                runSender = nil
+            case .recalled:
+                rows.append(.recalled(item, canReEdit: item.recalledText != nil))
                 runSender = nil
             default:
                 let continues = runSender == item.senderId && gap <= groupingGap

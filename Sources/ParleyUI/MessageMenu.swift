@@ -13,6 +13,9 @@ public struct MenuAction: Hashable, Sendable {
 
     public static let copy = MenuAction(id: "copy", title: "Copy")
     public static let reply = MenuAction(id: "reply", title: "Reply")
+    public static let forward = MenuAction(id: "forward", title: "Forward")
+    public static let edit = MenuAction(id: "edit", title: "Edit")
+    public static let recall = MenuAction(id: "recall", title: "Recall")
     public static let resend = MenuAction(id: "resend", title: "Resend")
     public static let delete = MenuAction(id: "delete", title: "Delete for me")
 }
@@ -42,27 +45,42 @@ public struct MessageMenu: Sendable {
         self.delegate = delegate
     }
 
-    /// The built-in actions that make sense for an item, before the delegate's say.
-    public static func builtInActions(for item: ChatItem) -> [MenuAction] {
+    /// The built-in actions that make sense for an item, before the delegate's say: copy (a
+    /// text), reply and forward (a committed message that is not recalled, deleted or a
+    /// notice), edit and recall (when `permissions` allow them), resend (a failed one), delete.
+    public static func builtInActions(for item: ChatItem, permissions: MessagePermissions? = nil) -> [MenuAction] {
         var actions: [MenuAction] = []
-        if case .text = item.typedContent { actions.append(.copy) }
-        if item.seq != nil { actions.append(.reply) }
+        if item.typedContent.text != nil { actions.append(.copy) }
+        if isActionable(item) { actions += [.reply, .forward] }
+        if permissions?.mayEdit(item) == true { actions.append(.edit) }
+        if permissions?.mayRecall(item) == true { actions.append(.recall) }
         if case .failed(_, true) = item.delivery { actions.append(.resend) }
         actions.append(.delete)
         return actions
     }
 
+    /// Whether an item is a committed message others may act on: not on its way or failed,
+    /// not recalled, not a deleted placeholder, not a system notice.
+    public static func isActionable(_ item: ChatItem) -> Bool {
+        item.isCommitted && !MessageKind.serverOnly.contains(item.kind)
+    }
+
     /// The actions to show, after the delegate filtered and rearranged them.
-    public func actions(for item: ChatItem) -> [MenuAction] {
-        let offered = Self.builtInActions(for: item).filter { delegate?.menu(shouldOffer: $0, for: item) ?? true }
+    public func actions(for item: ChatItem, permissions: MessagePermissions? = nil) -> [MenuAction] {
+        let offered = Self.builtInActions(for: item, permissions: permissions).filter {
+            delegate?.menu(shouldOffer: $0, for: item) ?? true
+        }
         return delegate?.menu(willShow: offered, for: item) ?? offered
     }
 
-    /// Performs a chosen action: built-in ones on the context, then tells the delegate.
+    /// Performs a chosen action: built-in ones that need no more input (recall, resend,
+    /// delete) on the context, then tells the delegate (which asks for what the others need:
+    /// the reply's text, the new text, where to forward).
     public func select(_ action: MenuAction, for item: ChatItem, in context: ChatContext) async throws {
         switch action {
+        case .recall: try await context.recall(item)
         case .resend: try await context.resend(item.clientMsgId)
-        case .delete: try await context.deleteLocally(item)
+        case .delete: try await context.delete([item])
         default: break
         }
         delegate?.menu(didSelect: action, for: item)

@@ -63,6 +63,53 @@ func item(
         #expect(NoticeText.describe(newer) { names[$0] ?? "?" } == "alice: poll.closed")
     }
 
+    /// A recalled message is a notice row, with a way to edit its text again when the viewer
+    /// recalled their own and this device kept it; it ends a sender's run.
+    @Test func recalledMessagesAreNoticeRowsThatOfferReEditingOwnText() {
+        var mine = item(2, from: 1, at: 1, kind: .recalled, delivery: .sent)
+        mine.content = ["recalledBy": 1]
+        mine.recalledText = "typo here"
+        var theirs = item(3, from: 2, at: 1, kind: .recalled)
+        theirs.content = ["recalledBy": 9]
+        let rows = MessageListPresenter().rows(for: [item(1, from: 1, at: 0), mine, theirs, item(4, from: 1, at: 2)])
+        guard case .recalled(let own, true) = rows[2], case .recalled(let other, false) = rows[3],
+            case .message(_, let showsSender) = rows[4]
+        else {
+            Issue.record("unexpected rows \(rows)")
+            return
+        }
+        #expect(showsSender)
+        let names = [UserID(9): "alice"]
+        #expect(MessageText.recalled(own, viewer: UserID(1)) { names[$0] ?? "?" } == "You recalled a message")
+        #expect(MessageText.recalled(other, viewer: UserID(1)) { names[$0] ?? "?" } == "alice recalled a message")
+        #expect(MessageText.recalled(item(5, from: 1, at: 0), viewer: UserID(1)) { _ in "?" } == nil)
+    }
+
+    @Test func repliesShowTheirQuoteAndCopiesAndEditsTheirMarks() {
+        let names = [UserID(2): "bob"]
+        var reply = item(3, from: 1, at: 0, kind: .reply)
+        reply.quote = MessageQuote(id: MessageID(7), seq: 1, senderId: UserID(2), kind: .text, text: "lunch at noon?")
+        #expect(MessageText.quote(reply) { names[$0] ?? "?" } == "bob: lunch at noon?")
+        reply.quote?.kind = .recalled
+        reply.quote?.text = nil
+        #expect(MessageText.quote(reply) { names[$0] ?? "?" } == "bob: recalled message")
+        reply.quote?.kind = .image
+        #expect(MessageText.quote(reply) { names[$0] ?? "?" } == "bob: [image]")
+        #expect(MessageText.quote(item(4, from: 1, at: 0)) { _ in "?" } == nil)
+
+        var copy = item(5, from: 1, at: 0)
+        #expect(MessageText.marks(copy).isEmpty)
+        copy.isForwarded = true
+        copy.editedAt = 9
+        #expect(MessageText.marks(copy) == ["Forwarded", "edited"])
+        let rows = MessageListPresenter().rows(for: [copy])
+        guard case .message(let shown, _) = rows[1] else {
+            Issue.record("unexpected rows \(rows)")
+            return
+        }
+        #expect(shown.isForwarded && shown.editedAt == 9)
+    }
+
     @Test func emittedChangesAlwaysTurnTheOldRowsIntoTheNewOnes() {
         var random = SeededGenerator(seed: 7)
         var presenter = MessageListPresenter(customItems: [(id: "top", payload: "")])
@@ -108,11 +155,14 @@ final class ReorderingDelegate: MessageMenuDelegate, @unchecked Sendable {
 @Suite struct MenuThemeComposerTests {
     @Test func delegateRemovesAddsAndReordersActions() {
         let failed = item(3, from: 1, at: 0, delivery: .failed(reason: "timeout", retryable: true))
-        #expect(MessageMenu.builtInActions(for: failed).map(\.id) == ["copy", "reply", "resend", "delete"])
+        #expect(
+            MessageMenu.builtInActions(for: failed).map(\.id) == ["copy", "resend", "delete"], "not sent: no reply")
         let delegate = ReorderingDelegate()
         let menu = MessageMenu(delegate: delegate)
         #expect(menu.actions(for: failed).map(\.id) == ["forward", "delete", "resend", "copy"])
-        #expect(MessageMenu().actions(for: item(4, from: 2, at: 0, kind: "hologram")).map(\.id) == ["reply", "delete"])
+        #expect(
+            MessageMenu().actions(for: item(4, from: 2, at: 0, kind: "hologram")).map(\.id)
+                == ["reply", "forward", "delete"])
     }
 
     @Test func themeBuilderAndDayNightSet() {
@@ -167,5 +217,24 @@ final class ReorderingDelegate: MessageMenuDelegate, @unchecked Sendable {
         #expect(messages[1].kind == .image)
         composer.setText(String(repeating: "x", count: Limits.maxTextLength + 1))
         #expect(throws: ParleyError.self) { try composer.messages() }
+    }
+
+    @Test func composerSendsEveryoneMentionsAndRepliesThatQuote() throws {
+        var composer = ComposerState()
+        composer.setText("Standup")
+        composer.mentionAll()
+        composer.mention(UserID(3), named: "cyd")
+        #expect(
+            try composer.messages().map(\.content) == [
+                ["text": "Standup @all @cyd", "mentions": [3], "mentionAll": true]
+            ])
+        var target = item(4, from: 2, at: 0)
+        target.messageId = MessageID(40)
+        composer.reply(to: target)
+        let reply = try composer.messages()
+        #expect(reply.map(\.kind) == [.reply])
+        #expect(reply[0].content == ["text": "Standup @all @cyd", "replyTo": 40, "mentions": [3], "mentionAll": true])
+        composer.cancelReply()
+        #expect(try composer.messages().map(\.kind) == [.text])
     }
 }
