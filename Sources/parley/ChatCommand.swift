@@ -6,7 +6,18 @@ import ParleyUI
 
 struct Chat: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Chat interactively: history, live messages, and every line you type is sent.")
+        abstract: "Chat interactively: history, live messages, and every line you type is sent.",
+        discussion: """
+            Messages show their number: [12:04 #5]. Besides text, type:
+              /reply N text      reply to message N, quoting it
+              /edit N text       change the text of your message N
+              /recall N          recall message N for everyone
+              /forward N target  forward message N to a conversation (id, group name or @username)
+              /delete N          delete message N for yourself, on all your devices
+              /resend            retry failed messages
+              /quit              leave
+            Your messages show ✓ delivered and ✓✓ read (in a group: read by N).
+            """)
     @OptionGroup var options: ClientOptions
     @Argument(help: "A username, a group name or a conversation id.") var conversation: String
 
@@ -15,9 +26,12 @@ struct Chat: AsyncParsableCommand {
             let client = try await options.signedInClient()
             let summary = try await resolveConversation(conversation, client: client)
             let name = await title(summary, client: client)
-            printNow("— \(name) — type and press Enter to send; /resend retries failed messages; /quit leaves.")
+            printNow(
+                "— \(name) — type and press Enter to send; /reply, /edit, /recall, /forward or /delete N acts on message #N; /resend retries failed messages; /quit leaves."
+            )
             let context = await client.conversations.chat(summary.id)
             try await context.load(pageSize: 20)
+            if summary.kind == .group { try? await context.loadReceipts() }
             let screen = ChatScreen(client: client, context: context)
             let printer = Task { await screen.follow() }
             let status = Task {
@@ -36,9 +50,17 @@ struct Chat: AsyncParsableCommand {
                 }
                 if text.isEmpty { continue }
                 do {
-                    try await context.send(text: text)
+                    if text.hasPrefix("/"), let command = ChatLineCommand(text) {
+                        try await command.perform(in: context, client: client)
+                    } else {
+                        try await context.send(text: text)
+                    }
                 } catch let error as ParleyError {
                     printNow("  ✗ \(error.message)")
+                } catch let error as CLIError {
+                    printNow("  ✗ \(error.description)")
+                } catch let error as TransportError {
+                    printNow("  ✗ Cannot reach the server (\(error.kind)).")
                 }
             }
             await client.disconnect()
@@ -85,27 +107,69 @@ private actor ChatScreen {
             var readUpTo: Int64?
             for item in items {
                 if let before = shown[item.id] {
-                    if before.delivery != item.delivery, let delivery = item.delivery {
-                        printNow("  \(symbol(delivery)) \(quote(item)) \(label(delivery))")
-                    }
-                } else if case .system = item.typedContent {
+                    await printChanges(from: before, to: item)
+                } else if item.kind == .system || item.isRecalled {
                     printNow(
-                        "\(earlierMark(seq: item.seq, newestShown: newestShownSeq))[\(clock(item.time))] \(await render(item.typedContent, client: client))"
+                        "\(earlierMark(seq: item.seq, newestShown: newestShownSeq))[\(stamp(item))] \(await describe(item))"
                     )
                     if let seq = item.seq { readUpTo = max(readUpTo ?? 0, seq) }
                 } else {
                     let sender = await name(item.senderId)
                     let state = item.delivery.map { "  [\(label($0))]" } ?? ""
                     printNow(
-                        "\(earlierMark(seq: item.seq, newestShown: newestShownSeq))[\(clock(item.time))] \(sender): \(render(item.typedContent))\(state)"
+                        "\(earlierMark(seq: item.seq, newestShown: newestShownSeq))[\(stamp(item))] \(sender): \(await describe(item))\(state)"
                     )
                     if item.delivery == nil, let seq = item.seq { readUpTo = max(readUpTo ?? 0, seq) }
                 }
                 if let seq = item.seq { newestShownSeq = max(newestShownSeq, seq) }
                 shown[item.id] = item
             }
+            let gone = Set(shown.keys).subtracting(items.map(\.id))
+            let removed = gone.compactMap { shown[$0]?.seq }.sorted()
+            for id in gone { shown[id] = nil }
+            if removed.count == 1 { printNow("  (#\(removed[0]) deleted)") }
+            if removed.count > 1 { printNow("  (\(removed.count) messages removed)") }
             if readUpTo != nil { try? await context.markRead() }
         }
+    }
+
+    /// A line for each way a shown message changed: its receipt, a recall, an edit, its quote.
+    private func printChanges(from before: ChatItem, to item: ChatItem) async {
+        let number = item.seq.map { "#\($0) " } ?? ""
+        if before.delivery != item.delivery, let delivery = item.delivery {
+            printNow("  \(symbol(delivery)) \(quote(item)) \(label(delivery))")
+        }
+        if before.readBy != item.readBy, let readers = item.readBy, readers > 0 {
+            printNow("  ✓✓ \(quote(item)) read by \(readers)")
+        }
+        if !before.isRecalled && item.isRecalled {
+            printNow("  ↺ \(number)\(await describe(item))")
+            if let text = item.recalledText { printNow("    (your text, to edit and send again: \(text))") }
+        } else if before.editedAt != item.editedAt {
+            printNow("  ✎ \(number)\(await describe(item))")
+        } else if before.quote != item.quote {
+            printNow("  ↪ \(number)\(await describe(item))")
+        }
+    }
+
+    /// The time and number of a message: `12:04 #5`.
+    private func stamp(_ item: ChatItem) -> String {
+        clock(item.time) + (item.seq.map { " #\($0)" } ?? "")
+    }
+
+    /// A message's content with its quote, forwarded and edited marks, or its recall notice.
+    private func describe(_ item: ChatItem) async -> String {
+        let me = await client.session.currentUser?.id ?? UserID(0)
+        var names: [UserID: String] = [:]
+        for id in [item.recalledBy, item.quote?.senderId].compactMap({ $0 }) { names[id] = await name(id) }
+        if let recalled = MessageText.recalled(item, viewer: me, name: { names[$0] ?? "user \($0)" }) {
+            return "* " + recalled
+        }
+        var text = await render(item.typedContent, client: client)
+        if let quote = MessageText.quote(item, name: { names[$0] ?? "user \($0)" }) { text = "↪ \(quote) — \(text)" }
+        if item.isForwarded { text = "[forwarded] " + text }
+        if item.editedAt != nil { text += " (edited)" }
+        return text
     }
 
     /// Prints who is typing each time that changes to someone (a terminal cannot take a line
@@ -134,6 +198,7 @@ private actor ChatScreen {
         switch delivery {
         case .sending: "sending"
         case .sent: "sent"
+        case .delivered: "delivered"
         case .read: "read"
         case .failed(let reason, let retryable): "failed: \(reason)\(retryable ? " (/resend)" : "")"
         }
@@ -142,7 +207,7 @@ private actor ChatScreen {
     private func symbol(_ delivery: ChatItem.Delivery) -> String {
         switch delivery {
         case .sending: "…"
-        case .sent: "✓"
+        case .sent, .delivered: "✓"
         case .read: "✓✓"
         case .failed: "✗"
         }

@@ -160,12 +160,31 @@ func username(_ id: UserID, client: ParleyClient) async -> String {
     (try? await client.conversations.user(id).username) ?? "user \(id)"
 }
 
-/// The text of a message for a terminal, with the usernames a system notice mentions.
+/// The text of a message for a terminal, with the usernames a system notice or a recall
+/// mentions.
 func render(_ content: MessageContent, client: ParleyClient) async -> String {
-    guard case .system(let notice) = content else { return render(content) }
+    var ids: [UserID] = []
+    switch content {
+    case .system(let notice): ids = [notice.actorId].compactMap({ $0 }) + notice.userIds
+    case .recalled(let by): ids = [by]
+    default: return render(content)
+    }
     var names: [UserID: String] = [:]
-    for id in [notice.actorId].compactMap({ $0 }) + notice.userIds { names[id] = await username(id, client: client) }
+    for id in ids { names[id] = await username(id, client: client) }
     return render(content, names: names)
+}
+
+/// A message for a terminal: its content with what it quotes, and its forwarded and edited
+/// marks.
+func render(_ message: Message, client: ParleyClient) async -> String {
+    var text = await render(message.typedContent, client: client)
+    if let quote = message.quote {
+        let quoted = quote.kind == .recalled ? "recalled message" : quote.text ?? "[\(quote.kind.rawValue)]"
+        text = "↪ \(await username(quote.senderId, client: client)): \(quoted) — \(text)"
+    }
+    if message.isForwarded { text = "[forwarded] " + text }
+    if message.editedAt != nil { text += " (edited)" }
+    return text
 }
 
 /// The text of a message for a terminal; `names` are the usernames a notice may mention.

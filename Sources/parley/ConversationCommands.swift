@@ -48,7 +48,7 @@ struct History: AsyncParsableCommand {
             print("\(await title(summary, client: client)) — \(summary.maxSeq) messages")
             for message in messages {
                 let sender = message.kind == .system ? "" : "\(await username(message.senderId, client: client)): "
-                print("[\(clock(message.sentAt))] \(sender)\(await render(message.typedContent, client: client))")
+                print("[\(clock(message.sentAt)) #\(message.seq)] \(sender)\(await render(message, client: client))")
             }
         }
     }
