@@ -63,7 +63,7 @@ extension ClientStore {
             try saveJoinRequests(db, [updated.request], seq: event.seq)
         case .settingsUpdated(let updated):
             try applySettings(db, updated, seq: event.seq)
-        case .unknown:
+        case .unknown, .messageUpdated, .messagesDeleted:
             break
         }
     }
