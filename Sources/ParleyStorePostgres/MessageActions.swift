@@ -7,6 +7,15 @@ extension PostgresStore {
         try await read { connection in try await self.readableMessage(connection, id, by: userId) }
     }
 
+    public func message(sentBy senderId: UserID, clientMsgId: String) async throws -> Message? {
+        try await read { connection in
+            try await connection.rows(
+                "SELECT * FROM messages WHERE sender_id = $1 AND client_msg_id = $2",
+                [.int(senderId.rawValue), .text(clientMsgId)], logger: self.logger
+            ).first.map { try Message(row: $0) }
+        }
+    }
+
     public func changeMessage(
         _ id: MessageID, _ change: MessageChange, by userId: UserID, windows: MessageWindows, at now: Int64
     ) async throws -> Message {
@@ -139,7 +148,7 @@ extension PostgresStore {
 
     /// How far `userId` may read conversation `id` (its last seq for a member); throws as
     /// ``ConversationRules/readableUpTo(_:isMember:formerReadUpTo:exists:)`` does.
-    private func readableUpTo(_ connection: PostgresConnection, _ id: ConversationID, for userId: UserID)
+    func readableUpTo(_ connection: PostgresConnection, _ id: ConversationID, for userId: UserID)
         async throws -> Int64
     {
         let row = try await connection.rows(

@@ -47,8 +47,14 @@ extension PostgresStore {
                     members: try await self.memberList(connection, conversationId))
             var quote: MessageQuote?
             if let replyTo = new.replyTo {
-                quote = try MessageRules.quote(
-                    of: try await self.message(connection, replyTo), replyingIn: conversationId, id: replyTo)
+                let target = try await self.message(connection, replyTo)
+                // A target elsewhere is named only to someone who may read it there.
+                var readable = target?.conversationId == conversationId
+                if let target, !readable {
+                    let upTo = try? await self.readableUpTo(connection, target.conversationId, for: new.senderId)
+                    readable = target.seq <= upTo ?? 0
+                }
+                quote = try MessageRules.quote(of: target, readable: readable, replyingIn: conversationId, id: replyTo)
             }
             let message = try await self.insert(connection, notes, new, into: conversationId, quote: quote)
             for userId in mentioned {

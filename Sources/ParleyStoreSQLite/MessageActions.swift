@@ -7,6 +7,15 @@ extension SQLiteStore {
         try await pool.read { db in try Self.readableMessage(db, id, by: userId) }
     }
 
+    public func message(sentBy senderId: UserID, clientMsgId: String) async throws -> Message? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM messages WHERE sender_id = ? AND client_msg_id = ?",
+                arguments: [senderId.rawValue, clientMsgId]
+            ).map { try Message(row: $0) }
+        }
+    }
+
     public func changeMessage(
         _ id: MessageID, _ change: MessageChange, by userId: UserID, windows: MessageWindows, at now: Int64
     ) async throws -> Message {
@@ -130,7 +139,7 @@ extension SQLiteStore {
 
     /// How far `userId` may read conversation `id` (its last seq for a member); throws as
     /// ``ConversationRules/readableUpTo(_:isMember:formerReadUpTo:exists:)`` does.
-    private static func readableUpTo(_ db: Database, _ id: ConversationID, for userId: UserID) throws -> Int64 {
+    static func readableUpTo(_ db: Database, _ id: ConversationID, for userId: UserID) throws -> Int64 {
         let row = try Row.fetchOne(
             db,
             sql: """

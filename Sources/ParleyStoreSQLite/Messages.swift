@@ -47,7 +47,14 @@ extension SQLiteStore {
             new.mentions, by: new.senderId, role: role, in: ConversationRules.kind(stored: sender["kind"]),
             members: recipients)
         let quote = try new.replyTo.map { id in
-            try MessageRules.quote(of: try Self.message(db, id), replyingIn: conversationId, id: id)
+            let target = try Self.message(db, id)
+            // A target elsewhere is named only to someone who may read it there.
+            let readable = try target.map {
+                $0.conversationId == conversationId
+                    || $0.seq <= (try? Self.readableUpTo(db, $0.conversationId, for: new.senderId)) ?? 0
+            }
+            return try MessageRules.quote(
+                of: target, readable: readable ?? false, replyingIn: conversationId, id: id)
         }
         let message = try insert(db, new, into: conversationId, recipients: recipients, quote: quote)
         for userId in mentioned {

@@ -208,6 +208,12 @@ import Testing
             }
             #expect(outside?.status == 400)
             #expect(outside?.error.code == .replyOutsideConversation)
+            let unseen = try await capture {
+                _ = try await send(
+                    api, .reply, ["text": "x", "replyTo": .number(.integer(elsewhere.id.rawValue))], to: group, as: bob)
+            }
+            #expect(unseen?.status == 404, "bob cannot read the other group: its message does not exist for him")
+            #expect(unseen?.error.code == .messageNotFound)
             let unknown = try await capture {
                 _ = try await send(api, .reply, ["text": "x", "replyTo": 999_999], to: group, as: alice)
             }
@@ -276,6 +282,12 @@ import Testing
                 ForwardMessageRequest(messageId: image.id, conversationId: family, clientMsgId: "fw-0"),
                 token: alice.token)
             #expect(retry.duplicate && retry.message == forwarded[0])
+            _ = try await recall(api, image, as: bob)
+            let retryAfterRecall: SendMessageResponse = try await api.call(
+                .post, "/v1/messages/forward",
+                ForwardMessageRequest(messageId: image.id, conversationId: family, clientMsgId: "fw-0"),
+                token: alice.token)
+            #expect(retryAfterRecall.duplicate && retryAfterRecall.message == forwarded[0], "a retry stays idempotent")
             #expect(try await api.fullHistory(of: family, as: cyd).filter(\.isForwarded) == forwarded)
 
             let unreadable = try await capture {

@@ -16,8 +16,17 @@ struct MessageActionService: Sendable {
     {
         let target = try MessageService.target(request.conversationId, request.toUserId)
         try MessageService.validateClientMessageID(request.clientMsgId)
-        let source = try await store.message(request.messageId, readableBy: identity.userId)
-        let copy = try MessageRules.forwardedCopy(of: source)
+        let copy: (kind: MessageKind, content: JSONValue)
+        do {
+            copy = try MessageRules.forwardedCopy(
+                of: try await store.message(request.messageId, readableBy: identity.userId))
+        } catch let error as ParleyError {
+            // A retry of a forward that was committed answers with it, even if its source has
+            // been recalled since; the append checks the retry as for a send.
+            guard let original = try await store.message(sentBy: identity.userId, clientMsgId: request.clientMsgId)
+            else { throw error }
+            copy = (original.kind, original.content)
+        }
         return try await messages.commit(
             try NewMessage(
                 target: target, senderId: identity.userId, clientMsgId: request.clientMsgId, kind: copy.kind,

@@ -5,6 +5,9 @@ public protocol MessageActionStore: Sendable {
     /// Message `id` if `userId` may read it (a member, or a former member up to where they
     /// may still read); else `message_not_found`.
     func message(_ id: MessageID, readableBy userId: UserID) async throws -> Message
+    /// The message `senderId` committed with `clientMsgId`, if any (a retried forward finds
+    /// its original here even after the source changed).
+    func message(sentBy senderId: UserID, clientMsgId: String) async throws -> Message?
     /// Applies `change` to message `id` as ``MessageRules`` decide, announces `message.updated`
     /// to every member, and answers with the message as it now stands.
     func changeMessage(

@@ -68,11 +68,11 @@ public enum MessageRules {
     }
 
     /// The quote of `target` for a reply in `conversationId`; nil `target` is one that does
-    /// not exist.
-    public static func quote(of target: Message?, replyingIn conversationId: ConversationID, id: MessageID) throws
-        -> MessageQuote
-    {
-        guard let target else { throw notFound(id) }
+    /// not exist, and one the sender may not read (`readable` false) does not exist for them.
+    public static func quote(
+        of target: Message?, readable: Bool, replyingIn conversationId: ConversationID, id: MessageID
+    ) throws -> MessageQuote {
+        guard let target, readable else { throw notFound(id) }
         guard target.conversationId == conversationId else {
             throw ParleyError(
                 .replyOutsideConversation, "Message \(id) is in another conversation: a reply quotes its own.")
