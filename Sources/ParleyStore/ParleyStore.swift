@@ -6,7 +6,7 @@ import ParleyCore
 ///
 /// The rules live beside the protocols (``SendRules``, ``ConversationRules``,
 /// ``ReadWatermark``, ``HistoryWindow``, ``SyncPaging``, ``LoginKey``, ``SessionRules``,
-/// ``GroupRules``), so a
+/// ``GroupRules``, ``MessageRules``), so a
 /// backend only runs SQL, maps rows and asks the rules what to do.
 ///
 /// Invariants every implementation keeps:
@@ -21,7 +21,9 @@ import ParleyCore
 ///   transaction, which every node's `PostgresFanOut` hears at commit).
 ///
 /// Domain failures are thrown as ``ParleyError``; anything else is an internal failure.
-public protocol ParleyStore: AccountStore, SessionStore, ConversationStore, GroupStore, MessageStore, SyncStore {
+public protocol ParleyStore: AccountStore, SessionStore, ConversationStore, GroupStore, MessageStore,
+    MessageActionStore, SyncStore
+{
     /// Succeeds when the storage can serve reads and writes (readiness).
     func checkReady() async throws
 

@@ -41,6 +41,11 @@ extension PostgresStore {
             let receipt = ReadReceipt(conversationId: ConversationID(read[0]), userId: UserID(read[1]), seq: read[2])
             result.append(.read(receipt, recipients: try await memberList(connection, receipt.conversationId)))
         }
+        if let delivered = note.delivered, delivered.count == 3 {
+            let receipt = ReadReceipt(
+                conversationId: ConversationID(delivered[0]), userId: UserID(delivered[1]), seq: delivered[2])
+            result.append(.delivered(receipt, recipients: try await memberList(connection, receipt.conversationId)))
+        }
         if let session = note.session { result.append(.sessionRevoked(SessionID(session))) }
         return result
     }

@@ -122,12 +122,20 @@ extension PostgresStore {
     ) async throws -> [PostgresRandomAccessRow] {
         try await connection.rows(
             """
-            SELECT c.*, m.read_seq, m.pinned_at, m.muted, m.hidden_seq, m.draft, m.draft_at,
+            SELECT c.*, m.read_seq, m.pinned_at, m.muted, m.hidden_seq, m.draft, m.draft_at, m.cleared_seq,
                 GREATEST(c.version, m.version) AS change_version,
                 (SELECT COALESCE(MAX(o.read_seq), 0) FROM members o
                     WHERE o.conversation_id = c.id AND o.user_id <> m.user_id) AS others_read_seq,
+                (SELECT COALESCE(MAX(GREATEST(o.delivered_seq, o.read_seq)), 0) FROM members o
+                    WHERE o.conversation_id = c.id AND o.user_id <> m.user_id) AS others_delivered_seq,
+                (SELECT COUNT(*) FROM mentions x
+                    WHERE x.conversation_id = c.id AND x.user_id IN (m.user_id, 0) AND x.sender_id <> m.user_id
+                    AND x.seq > GREATEST(m.read_seq, COALESCE(m.cleared_seq, 0))) AS unread_mentions,
                 lm.id AS lm_id, lm.seq AS lm_seq, lm.sender_id AS lm_sender_id, lm.client_msg_id AS lm_client_msg_id,
-                lm.kind AS lm_kind, lm.content AS lm_content, lm.sent_at AS lm_sent_at
+                lm.kind AS lm_kind, lm.content AS lm_content, lm.sent_at AS lm_sent_at, lm.quote AS lm_quote,
+                lm.forwarded AS lm_forwarded, lm.edited_at AS lm_edited_at,
+                EXISTS (SELECT 1 FROM deleted_messages d
+                    WHERE d.user_id = m.user_id AND d.conversation_id = c.id AND d.seq = c.max_seq) AS lm_deleted
             FROM members m
             JOIN conversations c ON c.id = m.conversation_id
             LEFT JOIN messages lm ON lm.conversation_id = c.id AND lm.seq = c.max_seq
@@ -186,24 +194,23 @@ extension ConversationSummary {
     init(row: PostgresRandomAccessRow, viewer: UserID) throws {
         let id = ConversationID(try row.int("id"))
         let peer = try row.optionalText("direct_key").flatMap { DirectKey.peer(in: $0, of: viewer) }
+        let settings = try ConversationSettings(row: row)
         var lastMessage: Message?
-        if let messageId = try row.optionalInt("lm_id") {
-            lastMessage = Message(
-                id: MessageID(messageId), conversationId: id, seq: try row.int("lm_seq"),
-                senderId: UserID(try row.int("lm_sender_id")),
-                clientMsgId: try row.text("lm_client_msg_id"), kind: MessageKind(rawValue: try row.text("lm_kind")),
-                content: try JSONText.decode(JSONValue.self, from: try row.text("lm_content")),
-                sentAt: try row.int("lm_sent_at"))
+        if try row.optionalInt("lm_id") != nil {
+            lastMessage = MessageRules.seen(
+                try Message(row: row, prefix: "lm_", conversationId: id), deletedForViewer: try row.bool("lm_deleted"),
+                clearedUpTo: settings.clearedUpToSeq)
         }
         self.init(
             id: id, kind: ConversationKind(rawValue: try row.text("kind")) ?? .group,
             name: try row.optionalText("name"), peerId: peer,
             memberCount: Int(try row.int("member_count")), maxSeq: try row.int("max_seq"),
             readSeq: try row.int("read_seq"),
-            othersReadSeq: try row.int("others_read_seq"), lastMessage: lastMessage,
+            othersReadSeq: try row.int("others_read_seq"), othersDeliveredSeq: try row.int("others_delivered_seq"),
+            unreadMentions: Int(try row.int("unread_mentions")), lastMessage: lastMessage,
             createdAt: try row.int("created_at"),
             lastActivityAt: try row.int("last_activity_at"), group: try GroupProfile(row: row),
-            settings: try ConversationSettings(row: row))
+            settings: settings)
     }
 }
 
@@ -213,7 +220,7 @@ extension ConversationSettings {
         self.init(
             pinnedAt: try row.optionalInt("pinned_at"), muted: try row.bool("muted"),
             hiddenUpToSeq: try row.optionalInt("hidden_seq"), draft: try row.text("draft"),
-            draftSavedAt: try row.optionalInt("draft_at"))
+            draftSavedAt: try row.optionalInt("draft_at"), clearedUpToSeq: try row.optionalInt("cleared_seq"))
     }
 }
 

@@ -27,20 +27,50 @@ extension PostgresStore {
             guard
                 let sender = try await connection.rows(
                     """
-                    SELECT m.role, m.muted_until, c.mute_all, c.dissolved_at
+                    SELECT m.role, m.muted_until, c.kind, c.mute_all, c.dissolved_at
                     FROM members m JOIN conversations c ON c.id = m.conversation_id
                     WHERE m.conversation_id = $1 AND m.user_id = $2
                     """,
                     [.int(conversationId.rawValue), .int(new.senderId.rawValue)], logger: self.logger
                 ).first
             else { throw ParleyError.notAMember(of: conversationId) }
+            let role = MemberRole(rawValue: try sender.text("role")) ?? .member
             try GroupRules.checkCanSend(
-                role: MemberRole(rawValue: try sender.text("role")) ?? .member,
-                mutedUntil: try sender.optionalInt("muted_until"), muteAll: try sender.bool("mute_all"),
+                role: role, mutedUntil: try sender.optionalInt("muted_until"), muteAll: try sender.bool("mute_all"),
                 dissolvedAt: try sender.optionalInt("dissolved_at"), in: conversationId, at: new.sentAt)
-            let message = try await self.insert(connection, notes, new, into: conversationId)
+            let mentioned =
+                new.mentions.isEmpty
+                ? []
+                : try MessageRules.mentioned(
+                    new.mentions, by: new.senderId, role: role,
+                    in: ConversationRules.kind(stored: try sender.text("kind")),
+                    members: try await self.memberList(connection, conversationId))
+            var quote: MessageQuote?
+            if let replyTo = new.replyTo {
+                let target = try await self.message(connection, replyTo)
+                // A target elsewhere is named only to someone who may read it there.
+                var readable = target?.conversationId == conversationId
+                if let target, !readable {
+                    let upTo = try? await self.readableUpTo(connection, target.conversationId, for: new.senderId)
+                    readable = target.seq <= upTo ?? 0
+                }
+                quote = try MessageRules.quote(of: target, readable: readable, replyingIn: conversationId, id: replyTo)
+            }
+            let message = try await self.insert(connection, notes, new, into: conversationId, quote: quote)
+            for userId in mentioned {
+                try await connection.rows(
+                    "INSERT INTO mentions (conversation_id, user_id, seq, sender_id) VALUES ($1, $2, $3, $4)",
+                    [.int(conversationId.rawValue), .int(userId.rawValue), .int(message.seq), .int(new.senderId.rawValue)],
+                    logger: self.logger)
+            }
             return AppendResult(message: message, duplicate: false)
         }
+    }
+
+    /// Message `id` as stored, whoever may read it.
+    func message(_ connection: PostgresConnection, _ id: MessageID) async throws -> Message? {
+        try await connection.rows("SELECT * FROM messages WHERE id = $1", [.int(id.rawValue)], logger: logger).first
+            .map { try Message(row: $0) }
     }
 
     /// Gives `new` the next seq of `conversationId`, stores it, moves the sender's read
@@ -48,7 +78,7 @@ extension PostgresStore {
     /// to `alsoTo`). No rule is checked.
     func insert(
         _ connection: PostgresConnection, _ notes: Notifications, _ new: NewMessage,
-        into conversationId: ConversationID, alsoTo extraRecipients: [UserID] = []
+        into conversationId: ConversationID, alsoTo extraRecipients: [UserID] = [], quote: MessageQuote? = nil
     ) async throws -> Message {
         let version = try await nextVersion(connection)
         guard
@@ -64,12 +94,14 @@ extension PostgresStore {
         let id = try await connection.scalar(
             Int64.self,
             """
-            INSERT INTO messages (conversation_id, seq, sender_id, client_msg_id, kind, content, sent_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+            INSERT INTO messages (conversation_id, seq, sender_id, client_msg_id, kind, content, sent_at, reply_to_id,
+                quote, forwarded)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id
             """,
             [
                 .int(conversationId.rawValue), .int(seq), .int(new.senderId.rawValue), .text(new.clientMsgId),
-                .text(new.kind.rawValue), .text(new.contentJSON), .int(new.sentAt),
+                .text(new.kind.rawValue), .text(new.contentJSON), .int(new.sentAt), SQLValue(new.replyTo?.rawValue),
+                SQLValue(try quote.map(JSONText.encode)), .bool(new.forwarded),
             ], logger: logger)!
         // Sending implies having read everything before it; a notice of what someone did does not.
         if new.kind != .system {
@@ -84,7 +116,8 @@ extension PostgresStore {
                 alsoTo: extraRecipients.isEmpty ? nil : extraRecipients.map(\.rawValue)))
         return Message(
             id: MessageID(id), conversationId: conversationId, seq: seq, senderId: new.senderId,
-            clientMsgId: new.clientMsgId, kind: new.kind, content: new.content, sentAt: new.sentAt)
+            clientMsgId: new.clientMsgId, kind: new.kind, content: new.content, sentAt: new.sentAt, quote: quote,
+            forwarded: new.forwarded ? true : nil)
     }
 
     public func history(of conversationId: ConversationID, for userId: UserID, query: HistoryQuery) async throws
@@ -95,13 +128,14 @@ extension PostgresStore {
             let access = try await connection.rows(
                 """
                 SELECT EXISTS (SELECT 1 FROM members WHERE conversation_id = $1 AND user_id = $2) AS member,
+                    (SELECT cleared_seq FROM members WHERE conversation_id = $1 AND user_id = $2) AS cleared,
                     (SELECT read_up_to FROM former_members WHERE conversation_id = $1 AND user_id = $2) AS former,
                     EXISTS (SELECT 1 FROM conversations WHERE id = $1) AS known
                 """,
                 [.int(conversationId.rawValue), .int(userId.rawValue)], logger: self.logger
             ).first!
             var conditions = ["conversation_id = $1"]
-            var values: [SQLValue] = [.int(conversationId.rawValue)]
+            var values: [SQLValue] = [.int(conversationId.rawValue), .int(userId.rawValue)]
             if let upTo = try ConversationRules.readableUpTo(
                 conversationId, isMember: try access.bool("member"), formerReadUpTo: try access.optionalInt("former"),
                 exists: try access.bool("known"))
@@ -117,13 +151,25 @@ extension PostgresStore {
                 values.append(.int(after))
                 conditions.append("seq > $\(values.count)")
             }
+            let clearedUpTo = try access.optionalInt("cleared")
+            if let clearedUpTo {
+                values.append(.int(clearedUpTo))
+                conditions.append("seq > $\(values.count)")
+            }
             let rows = try await connection.rows(
                 """
-                SELECT * FROM messages WHERE \(conditions.joined(separator: " AND "))
+                SELECT *, EXISTS (SELECT 1 FROM deleted_messages d
+                    WHERE d.user_id = $2 AND d.conversation_id = messages.conversation_id AND d.seq = messages.seq
+                ) AS deleted
+                FROM messages WHERE \(conditions.joined(separator: " AND "))
                 ORDER BY seq \(window.newestFirst ? "DESC" : "ASC") LIMIT \(window.fetchLimit)
                 """,
                 values, logger: self.logger)
-            return window.page(try rows.map { try Message(row: $0) })
+            return window.page(
+                try rows.compactMap {
+                    MessageRules.seen(
+                        try Message(row: $0), deletedForViewer: try $0.bool("deleted"), clearedUpTo: clearedUpTo)
+                })
         }
     }
 
@@ -160,13 +206,17 @@ extension PostgresStore {
 }
 
 extension Message {
-    init(row: PostgresRandomAccessRow) throws {
+    /// Decodes a `messages` row; `prefix` selects aliased columns of a joined last message.
+    init(row: PostgresRandomAccessRow, prefix: String = "", conversationId: ConversationID? = nil) throws {
         self.init(
-            id: MessageID(try row.int("id")), conversationId: ConversationID(try row.int("conversation_id")),
-            seq: try row.int("seq"),
-            senderId: UserID(try row.int("sender_id")), clientMsgId: try row.text("client_msg_id"),
-            kind: MessageKind(rawValue: try row.text("kind")),
-            content: try JSONText.decode(JSONValue.self, from: try row.text("content")),
-            sentAt: try row.int("sent_at"))
+            id: MessageID(try row.int(prefix + "id")),
+            conversationId: try conversationId ?? ConversationID(try row.int("conversation_id")),
+            seq: try row.int(prefix + "seq"),
+            senderId: UserID(try row.int(prefix + "sender_id")), clientMsgId: try row.text(prefix + "client_msg_id"),
+            kind: MessageKind(rawValue: try row.text(prefix + "kind")),
+            content: try JSONText.decode(JSONValue.self, from: try row.text(prefix + "content")),
+            sentAt: try row.int(prefix + "sent_at"),
+            quote: try row.optionalText(prefix + "quote").map { try JSONText.decode(MessageQuote.self, from: $0) },
+            forwarded: try row.bool(prefix + "forwarded") ? true : nil, editedAt: try row.optionalInt(prefix + "edited_at"))
     }
 }

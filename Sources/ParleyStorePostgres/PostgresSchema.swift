@@ -129,5 +129,30 @@ enum PostgresSchema {
                 """
             ]
         ),
+        (
+            version: 5,
+            sql: [
+                // Message actions: quotes, forwards and edits on messages; delivered and cleared
+                // watermarks on members; mentions (user 0 is everyone) and per-user deletions.
+                """
+                ALTER TABLE messages ADD COLUMN reply_to_id BIGINT, ADD COLUMN quote TEXT,
+                    ADD COLUMN forwarded BOOLEAN NOT NULL DEFAULT FALSE, ADD COLUMN edited_at BIGINT
+                """,
+                "CREATE INDEX messages_by_reply ON messages(reply_to_id) WHERE reply_to_id IS NOT NULL",
+                "ALTER TABLE members ADD COLUMN delivered_seq BIGINT NOT NULL DEFAULT 0, ADD COLUMN cleared_seq BIGINT",
+                """
+                CREATE TABLE mentions (
+                    conversation_id BIGINT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    user_id BIGINT NOT NULL, seq BIGINT NOT NULL, sender_id BIGINT NOT NULL,
+                    PRIMARY KEY (conversation_id, user_id, seq))
+                """,
+                """
+                CREATE TABLE deleted_messages (
+                    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    conversation_id BIGINT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    seq BIGINT NOT NULL, PRIMARY KEY (user_id, conversation_id, seq))
+                """,
+            ]
+        ),
     ]
 }

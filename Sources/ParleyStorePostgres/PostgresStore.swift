@@ -216,6 +216,8 @@ struct ChangeNote: Codable, Sendable {
     var events: [[Int64]]?
     /// `[conversationId, userId, seq]` of a moved read watermark.
     var read: [Int64]?
+    /// `[conversationId, userId, seq]` of a moved delivered watermark (direct conversations).
+    var delivered: [Int64]?
     /// A revoked session.
     var session: Int64?
     /// An ephemeral signal, carried whole (it is never stored).

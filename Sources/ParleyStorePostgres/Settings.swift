@@ -21,13 +21,14 @@ extension PostgresStore {
             guard next != current else { return nil }
             try await connection.rows(
                 """
-                UPDATE members SET pinned_at = $1, muted = $2, hidden_seq = $3, draft = $4, draft_at = $5, version = $6
+                UPDATE members SET pinned_at = $1, muted = $2, hidden_seq = $3, draft = $4, draft_at = $5, version = $6,
+                    cleared_seq = $9
                 WHERE conversation_id = $7 AND user_id = $8
                 """,
                 [
                     SQLValue(next.pinnedAt), .bool(next.muted), SQLValue(next.hiddenUpToSeq), .text(next.draft),
                     SQLValue(next.draftSavedAt), .int(try await self.nextVersion(connection)),
-                    .int(conversationId.rawValue), .int(userId.rawValue),
+                    .int(conversationId.rawValue), .int(userId.rawValue), SQLValue(next.clearedUpToSeq),
                 ], logger: self.logger)
             try await self.announce(
                 connection, notes,

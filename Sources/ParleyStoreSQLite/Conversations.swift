@@ -116,13 +116,21 @@ extension SQLiteStore {
         try Row.fetchAll(
             db,
             sql: """
-                SELECT c.*, m.read_seq, m.pinned_at, m.muted, m.hidden_seq, m.draft, m.draft_at,
+                SELECT c.*, m.read_seq, m.pinned_at, m.muted, m.hidden_seq, m.draft, m.draft_at, m.cleared_seq,
                     MAX(c.version, m.version) AS change_version,
                     (SELECT COALESCE(MAX(o.read_seq), 0) FROM members o
                         WHERE o.conversation_id = c.id AND o.user_id != m.user_id) AS others_read_seq,
+                    (SELECT COALESCE(MAX(MAX(o.delivered_seq, o.read_seq)), 0) FROM members o
+                        WHERE o.conversation_id = c.id AND o.user_id != m.user_id) AS others_delivered_seq,
+                    (SELECT COUNT(*) FROM mentions x
+                        WHERE x.conversation_id = c.id AND x.user_id IN (m.user_id, 0) AND x.sender_id != m.user_id
+                        AND x.seq > MAX(m.read_seq, COALESCE(m.cleared_seq, 0))) AS unread_mentions,
                     lm.id AS lm_id, lm.seq AS lm_seq, lm.sender_id AS lm_sender_id,
                     lm.client_msg_id AS lm_client_msg_id, lm.kind AS lm_kind, lm.content AS lm_content,
-                    lm.sent_at AS lm_sent_at
+                    lm.sent_at AS lm_sent_at, lm.quote AS lm_quote, lm.forwarded AS lm_forwarded,
+                    lm.edited_at AS lm_edited_at,
+                    EXISTS (SELECT 1 FROM deleted_messages d
+                        WHERE d.user_id = m.user_id AND d.conversation_id = c.id AND d.seq = c.max_seq) AS lm_deleted
                 FROM members m
                 JOIN conversations c ON c.id = m.conversation_id
                 LEFT JOIN messages lm ON lm.conversation_id = c.id AND lm.seq = c.max_seq

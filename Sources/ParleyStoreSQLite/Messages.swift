@@ -32,7 +32,7 @@ extension SQLiteStore {
             let sender = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT m.role, m.muted_until, c.mute_all, c.dissolved_at, c.members_version
+                        SELECT m.role, m.muted_until, c.kind, c.mute_all, c.dissolved_at, c.members_version
                         FROM members m JOIN conversations c ON c.id = m.conversation_id
                         WHERE m.conversation_id = ? AND m.user_id = ?
                         """),
@@ -41,9 +41,34 @@ extension SQLiteStore {
         try GroupRules.checkCanSend(
             role: MemberRole(rawValue: sender["role"]) ?? .member, mutedUntil: sender["muted_until"],
             muteAll: sender["mute_all"], dissolvedAt: sender["dissolved_at"], in: conversationId, at: new.sentAt)
+        let role = MemberRole(rawValue: sender["role"]) ?? .member
         let recipients = try members(db, of: conversationId, at: sender["members_version"])
-        let message = try insert(db, new, into: conversationId, recipients: recipients)
+        let mentioned = try MessageRules.mentioned(
+            new.mentions, by: new.senderId, role: role, in: ConversationRules.kind(stored: sender["kind"]),
+            members: recipients)
+        let quote = try new.replyTo.map { id in
+            let target = try Self.message(db, id)
+            // A target elsewhere is named only to someone who may read it there.
+            let readable = try target.map {
+                $0.conversationId == conversationId
+                    || $0.seq <= (try? Self.readableUpTo(db, $0.conversationId, for: new.senderId)) ?? 0
+            }
+            return try MessageRules.quote(
+                of: target, readable: readable ?? false, replyingIn: conversationId, id: id)
+        }
+        let message = try insert(db, new, into: conversationId, recipients: recipients, quote: quote)
+        for userId in mentioned {
+            try db.cachedStatement(
+                sql: "INSERT INTO mentions (conversation_id, user_id, seq, sender_id) VALUES (?, ?, ?, ?)"
+            ).execute(arguments: [conversationId.rawValue, userId.rawValue, message.seq, new.senderId.rawValue])
+        }
         return AppendResult(message: message, duplicate: false)
+    }
+
+    /// Message `id` as stored, whoever may read it.
+    static func message(_ db: Database, _ id: MessageID) throws -> Message? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM messages WHERE id = ?"), arguments: [id.rawValue])
+            .map { try Message(row: $0) }
     }
 
     /// The members of a conversation at `version` (its `members_version`), from the cache
@@ -59,9 +84,10 @@ extension SQLiteStore {
     /// Gives `new` the next seq of `conversationId`, stores it, moves the sender's read
     /// watermark to it (unless it is a system notice) and publishes it to `recipients` at the
     /// commit. No rule is checked.
-    func insert(_ db: Database, _ new: NewMessage, into conversationId: ConversationID, recipients: [UserID]) throws
-        -> Message
-    {
+    func insert(
+        _ db: Database, _ new: NewMessage, into conversationId: ConversationID, recipients: [UserID],
+        quote: MessageQuote? = nil
+    ) throws -> Message {
         let version = try nextVersion(db)
         let seq = try Int64.fetchOne(
             db.cachedStatement(
@@ -72,17 +98,19 @@ extension SQLiteStore {
             arguments: [version, new.sentAt, conversationId.rawValue])!
         try db.cachedStatement(
             sql: """
-                INSERT INTO messages (conversation_id, seq, sender_id, client_msg_id, kind, content, sent_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO messages (conversation_id, seq, sender_id, client_msg_id, kind, content, sent_at,
+                    reply_to_id, quote, forwarded)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(
             arguments: [
                 conversationId.rawValue, seq, new.senderId.rawValue, new.clientMsgId, new.kind.rawValue,
-                new.contentJSON, new.sentAt,
+                new.contentJSON, new.sentAt, new.replyTo?.rawValue, try quote.map(JSONText.encode), new.forwarded,
             ])
         let message = Message(
             id: MessageID(db.lastInsertedRowID), conversationId: conversationId, seq: seq, senderId: new.senderId,
-            clientMsgId: new.clientMsgId, kind: new.kind, content: new.content, sentAt: new.sentAt)
+            clientMsgId: new.clientMsgId, kind: new.kind, content: new.content, sentAt: new.sentAt, quote: quote,
+            forwarded: new.forwarded ? true : nil)
         // Sending implies having read everything before it; a notice of what someone did does not.
         if new.kind != .system {
             try db.cachedStatement(
@@ -103,6 +131,7 @@ extension SQLiteStore {
                 db,
                 sql: """
                     SELECT EXISTS (SELECT 1 FROM members WHERE conversation_id = ?1 AND user_id = ?2) AS member,
+                        (SELECT cleared_seq FROM members WHERE conversation_id = ?1 AND user_id = ?2) AS cleared,
                         (SELECT read_up_to FROM former_members WHERE conversation_id = ?1 AND user_id = ?2) AS former,
                         EXISTS (SELECT 1 FROM conversations WHERE id = ?1) AS known
                     """,
@@ -123,14 +152,25 @@ extension SQLiteStore {
                 conditions.append("seq > ?")
                 arguments += [after]
             }
+            let clearedUpTo: Int64? = access["cleared"]
+            if let clearedUpTo {
+                conditions.append("seq > ?")
+                arguments += [clearedUpTo]
+            }
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT * FROM messages WHERE \(conditions.joined(separator: " AND "))
+                    SELECT *, EXISTS (SELECT 1 FROM deleted_messages d
+                        WHERE d.user_id = ? AND d.conversation_id = messages.conversation_id AND d.seq = messages.seq
+                    ) AS deleted
+                    FROM messages WHERE \(conditions.joined(separator: " AND "))
                     ORDER BY seq \(window.newestFirst ? "DESC" : "ASC") LIMIT ?
                     """,
-                arguments: arguments + [window.fetchLimit])
-            return window.page(try rows.map { try Message(row: $0) })
+                arguments: [userId.rawValue] + arguments + [window.fetchLimit])
+            return window.page(
+                try rows.compactMap {
+                    MessageRules.seen(try Message(row: $0), deletedForViewer: $0["deleted"], clearedUpTo: clearedUpTo)
+                })
         }
     }
 

@@ -30,7 +30,9 @@ extension Message {
             seq: row[prefix + "seq"], senderId: UserID(row[prefix + "sender_id"]),
             clientMsgId: row[prefix + "client_msg_id"], kind: MessageKind(rawValue: row[prefix + "kind"]),
             content: try JSONText.decode(JSONValue.self, from: row[prefix + "content"]),
-            sentAt: row[prefix + "sent_at"])
+            sentAt: row[prefix + "sent_at"],
+            quote: try (row[prefix + "quote"] as String?).map { try JSONText.decode(MessageQuote.self, from: $0) },
+            forwarded: (row[prefix + "forwarded"] as Bool? ?? false) ? true : nil, editedAt: row[prefix + "edited_at"])
     }
 }
 
@@ -48,7 +50,7 @@ extension ConversationSettings {
     init(row: Row) {
         self.init(
             pinnedAt: row["pinned_at"], muted: row["muted"], hiddenUpToSeq: row["hidden_seq"], draft: row["draft"],
-            draftSavedAt: row["draft_at"])
+            draftSavedAt: row["draft_at"], clearedUpToSeq: row["cleared_seq"])
     }
 }
 
@@ -94,14 +96,20 @@ extension ConversationSummary {
         let id = ConversationID(row["id"])
         let kind = ConversationKind(rawValue: row["kind"]) ?? .group
         let peer = (row["direct_key"] as String?).flatMap { DirectKey.peer(in: $0, of: viewer) }
+        let settings = ConversationSettings(row: row)
         let lastMessage: Message? =
-            row["lm_id"] as Int64? == nil ? nil : try Message(row: row, prefix: "lm_", conversationId: id)
+            row["lm_id"] as Int64? == nil
+            ? nil
+            : MessageRules.seen(
+                try Message(row: row, prefix: "lm_", conversationId: id), deletedForViewer: row["lm_deleted"],
+                clearedUpTo: settings.clearedUpToSeq)
         self.init(
             id: id, kind: kind, name: row["name"], peerId: peer, memberCount: row["member_count"],
             maxSeq: row["max_seq"], readSeq: row["read_seq"], othersReadSeq: row["others_read_seq"],
+            othersDeliveredSeq: row["others_delivered_seq"], unreadMentions: row["unread_mentions"],
             lastMessage: lastMessage,
             createdAt: row["created_at"],
             lastActivityAt: row["last_activity_at"], group: GroupProfile(row: row),
-            settings: ConversationSettings(row: row))
+            settings: settings)
     }
 }

@@ -164,6 +164,35 @@ enum SQLiteSchema {
                     ALTER TABLE members ADD COLUMN draft_at INTEGER;
                     """)
         }
+        migrator.registerMigration("v5") { db in
+            // Message actions: quotes, forwards and edits on messages; delivered and cleared
+            // watermarks on members; mentions (user 0 is everyone) and per-user deletions.
+            try db.execute(
+                sql: """
+                    ALTER TABLE messages ADD COLUMN reply_to_id INTEGER;
+                    ALTER TABLE messages ADD COLUMN quote TEXT;
+                    ALTER TABLE messages ADD COLUMN forwarded INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE messages ADD COLUMN edited_at INTEGER;
+                    CREATE INDEX messages_by_reply ON messages(reply_to_id) WHERE reply_to_id IS NOT NULL;
+                    ALTER TABLE members ADD COLUMN delivered_seq INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE members ADD COLUMN cleared_seq INTEGER;
+
+                    CREATE TABLE mentions (
+                        conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                        user_id INTEGER NOT NULL,
+                        seq INTEGER NOT NULL,
+                        sender_id INTEGER NOT NULL,
+                        PRIMARY KEY (conversation_id, user_id, seq)
+                    ) WITHOUT ROWID;
+
+                    CREATE TABLE deleted_messages (
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                        seq INTEGER NOT NULL,
+                        PRIMARY KEY (user_id, conversation_id, seq)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 }

@@ -21,11 +21,12 @@ extension SQLiteStore {
             guard next != current else { return nil }
             try db.execute(
                 sql: """
-                    UPDATE members SET pinned_at = ?, muted = ?, hidden_seq = ?, draft = ?, draft_at = ?, version = ?
+                    UPDATE members SET pinned_at = ?, muted = ?, hidden_seq = ?, draft = ?, draft_at = ?,
+                        cleared_seq = ?, version = ?
                     WHERE conversation_id = ? AND user_id = ?
                     """,
                 arguments: [
-                    next.pinnedAt, next.muted, next.hiddenUpToSeq, next.draft, next.draftSavedAt,
+                    next.pinnedAt, next.muted, next.hiddenUpToSeq, next.draft, next.draftSavedAt, next.clearedUpToSeq,
                     try self.nextVersion(db), conversationId.rawValue, userId.rawValue,
                 ])
             try self.announce(

@@ -62,6 +62,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The member limit of new groups (PARLEY_MAX_GROUP_MEMBERS). Default 2000.")
     var maxGroupMembers: Int?
 
+    @Option(help: "Seconds a sender may recall their own message (PARLEY_RECALL_WINDOW). Default 120.")
+    var recallWindow: Int?
+
+    @Option(help: "Seconds a sender may edit their own text (PARLEY_EDIT_WINDOW). Default 900.")
+    var editWindow: Int?
+
     @Option(help: "Failed logins before an account is locked for 15 minutes (PARLEY_MAX_FAILED_LOGINS). Default 5.")
     var maxFailedLogins: Int?
 
@@ -129,6 +135,12 @@ struct Serve: AsyncParsableCommand {
         }
         if let count = try integer(maxGroupMembers, "PARLEY_MAX_GROUP_MEMBERS", "group member limit", 2...100_000) {
             configuration.maxGroupMembers = count
+        }
+        if let seconds = try integer(recallWindow, "PARLEY_RECALL_WINDOW", "recall window", 0...31_536_000) {
+            configuration.messageWindows.recallMs = Int64(seconds) * 1000
+        }
+        if let seconds = try integer(editWindow, "PARLEY_EDIT_WINDOW", "edit window", 0...31_536_000) {
+            configuration.messageWindows.editMs = Int64(seconds) * 1000
         }
         if let count = try integer(maxFailedLogins, "PARLEY_MAX_FAILED_LOGINS", "failed login limit", 1...1_000) {
             configuration.maxFailedLogins = count

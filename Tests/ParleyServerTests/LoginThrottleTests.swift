@@ -1,17 +1,10 @@
 import ParleyCore
-import Synchronization
 import Testing
 
 @testable import ParleyServer
 
 /// The lockout's arithmetic, on a clock the test moves.
 @Suite struct LoginThrottleTests {
-    final class TestClock: Sendable {
-        let time = Mutex<Int64>(1_000_000)
-        var wallClock: WallClock { WallClock { [self] in time.withLock { $0 } } }
-        func advance(_ milliseconds: Int64) { time.withLock { $0 += milliseconds } }
-    }
-
     func attempt(
         _ throttle: LoginThrottle, _ account: String, ip: String = "10.0.0.1", _ outcome: LoginThrottle.Outcome,
         clock: TestClock

@@ -79,7 +79,7 @@ import Testing
             let cases: [(String, String, Int, ErrorCode, String)] = [
                 (
                     alice.token, #"{}"#, 400, .missingField,
-                    "Give at least one of 'pinned', 'muted', 'hidden' and 'draft'."
+                    "Give at least one of 'pinned', 'muted', 'hidden', 'draft' and 'clearUpToSeq'."
                 ),
                 (
                     alice.token, #"{"draft":"\#(String(repeating: "d", count: Limits.maxTextLength + 1))"}"#, 400,

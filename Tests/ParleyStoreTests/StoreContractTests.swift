@@ -561,6 +561,41 @@ import Testing
         }
         try await store.close()
     }
+
+    @Test(arguments: StoreBackend.available)
+    func aReplyRacingTheRecallOfItsTargetNeverKeepsTheTargetsText(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let users = try await makeUsers(store, "alice", "bob")
+        let (alice, bob) = (users[0], users[1])
+        let conversation = try await store.createGroup(
+            name: "race", ownerId: alice, memberIds: [bob], memberLimit: 10, at: Self.now
+        ).id
+        for round in 0..<20 {
+            let target = try await store.appendMessage(
+                try text("secret \(round)", to: .conversation(conversation), from: alice, id: "t\(round)")
+            ).message
+            let reply = try NewMessage(
+                target: .conversation(conversation), senderId: bob, clientMsgId: "r\(round)", kind: .reply,
+                content: ["text": "ok", "replyTo": .number(.integer(target.id.rawValue))], sentAt: Self.now,
+                replyTo: target.id)
+            async let recalled = store.changeMessage(
+                target.id, .recall, by: alice, windows: .defaults, at: Self.now)
+            async let replied: Result<Message, any Error> = {
+                do { return .success(try await store.appendMessage(reply).message) } catch { return .failure(error) }
+            }()
+            #expect(try await recalled.isRecalled)
+            switch await replied {
+            case .success:
+                let page = try await store.history(
+                    of: conversation, for: bob, query: HistoryQuery(after: target.seq, limit: 10))
+                let stored = page.messages.first { $0.clientMsgId == "r\(round)" }
+                #expect(stored?.quote?.kind == .recalled, "round \(round): the quote follows the recall")
+                #expect(stored?.quote?.text == nil)
+            case .failure(let error):
+                #expect((error as? ParleyError)?.code == .messageRecalled, "round \(round): \(error)")
+            }
+        }
+    }
 }
 
 /// The sessions a store reports revoked on a node's fan-out.

@@ -1,3 +1,4 @@
+import ParleyStore
 import ParleyCore
 import ParleyStoreSQLite
 
@@ -45,6 +46,9 @@ public struct ServerConfiguration: Sendable {
     public var maxConnectionsPerIP = 1_000
     /// The member limit new groups get (`--max-group-members`; default ``Limits/maxGroupMembers``).
     public var maxGroupMembers = Limits.maxGroupMembers
+    /// How long senders may recall and edit their own messages (`--recall-window`,
+    /// `--edit-window`).
+    public var messageWindows = MessageWindows.defaults
 
     public init() {}
 

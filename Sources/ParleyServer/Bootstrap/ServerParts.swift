@@ -18,6 +18,7 @@ struct ServerParts {
     private let groupController: GroupController
     private let settingsController: SettingsController
     private let messageController: MessageController
+    private let messageActionController: MessageActionController
     private let syncController: SyncController
     private let typingController: TypingController
 
@@ -31,12 +32,16 @@ struct ServerParts {
                 store: store, clock: clock, maxGroupMembers: configuration.maxGroupMembers))
         groupController = GroupController(groups: GroupService(store: store, clock: clock))
         settingsController = SettingsController(settings: SettingsService(store: store, clock: clock))
-        messageController = MessageController(messages: MessageService(store: store, clock: clock, metrics: metrics))
+        let messages = MessageService(store: store, clock: clock, metrics: metrics)
+        messageController = MessageController(messages: messages)
+        messageActionController = MessageActionController(
+            actions: MessageActionService(
+                store: store, messages: messages, clock: clock, windows: configuration.messageWindows))
         syncController = SyncController(sync: SyncService(store: store))
         typingController = TypingController(typing: TypingService(store: store, fanOut: storage.fanOut, clock: clock))
         frameHandlers = FrameHandlers(
-            groupController.frameHandlers + messageController.frameHandlers + syncController.frameHandlers
-                + typingController.frameHandlers)
+            groupController.frameHandlers + messageController.frameHandlers + messageActionController.frameHandlers
+                + syncController.frameHandlers + typingController.frameHandlers)
         hub = ConnectionHub(fanOut: storage.fanOut, configuration: configuration, metrics: metrics, logger: logger)
         gateway = WebSocketGateway(
             hub: hub, fanOut: storage.fanOut, accounts: accounts, handlers: frameHandlers,
@@ -53,6 +58,7 @@ struct ServerParts {
         groupController.addRoutes(to: routes)
         settingsController.addRoutes(to: routes)
         messageController.addRoutes(to: routes)
+        messageActionController.addRoutes(to: routes)
         syncController.addRoutes(to: routes)
         routes.markServedElsewhere(.webSocket)
         return routes

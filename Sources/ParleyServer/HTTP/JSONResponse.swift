@@ -52,9 +52,14 @@ extension Request {
 extension ParleyRequestContext {
     /// A path parameter that must be a positive integer id.
     func id<Tag>(_ name: String, as type: Identifier<Tag>.Type = Identifier<Tag>.self) throws -> Identifier<Tag> {
+        Identifier(try positiveInteger(name))
+    }
+
+    /// A path parameter that must be a positive integer (an id or a seq).
+    func positiveInteger(_ name: String) throws -> Int64 {
         guard let text = parameters.get(name), let value = Int64(text), value > 0 else {
             throw ParleyError(.invalidField, "Path parameter '\(name)' must be a positive integer.")
         }
-        return Identifier(value)
+        return value
     }
 }

@@ -12,19 +12,30 @@ struct MessageService: Sendable {
     func send(_ request: SendMessageRequest, from identity: Identity, origin: ConnectionTag? = nil) async throws
         -> SendMessageResponse
     {
-        let target: MessageTarget
-        switch (request.conversationId, request.toUserId) {
-        case (let conversationId?, nil): target = .conversation(conversationId)
-        case (nil, let userId?): target = .directWith(userId)
-        default:
-            throw ParleyError(.invalidField, "Give exactly one of 'conversationId' and 'toUserId'.")
-        }
+        let target = try Self.target(request.conversationId, request.toUserId)
         try Self.validateClientMessageID(request.clientMsgId)
         try Self.validateKind(request.kind)
-        _ = try MessageContent(kind: request.kind, content: request.content)
-        let message = try NewMessage(
-            target: target, senderId: identity.userId, clientMsgId: request.clientMsgId, kind: request.kind,
-            content: request.content, sentAt: clock.now(), origin: origin)
+        let content = try MessageContent(kind: request.kind, content: request.content)
+        var replyTo: MessageID?
+        if case .reply(_, let id, _) = content { replyTo = id }
+        return try await commit(
+            try NewMessage(
+                target: target, senderId: identity.userId, clientMsgId: request.clientMsgId, kind: request.kind,
+                content: request.content, sentAt: clock.now(), origin: origin, replyTo: replyTo,
+                mentions: content.mentions))
+    }
+
+    /// Where a send or forward goes: exactly one of a conversation and a user.
+    static func target(_ conversationId: ConversationID?, _ userId: UserID?) throws -> MessageTarget {
+        switch (conversationId, userId) {
+        case (let conversationId?, nil): return .conversation(conversationId)
+        case (nil, let userId?): return .directWith(userId)
+        default: throw ParleyError(.invalidField, "Give exactly one of 'conversationId' and 'toUserId'.")
+        }
+    }
+
+    /// Appends a checked message (a send or a forward), with the size limit and the metrics.
+    func commit(_ message: NewMessage) async throws -> SendMessageResponse {
         guard message.contentJSON.utf8.count <= Limits.maxContentBytes else {
             throw ParleyError(.messageInvalid, "Message content may be at most \(Limits.maxContentBytes) bytes.")
         }
@@ -81,8 +92,8 @@ struct MessageService: Sendable {
         else {
             throw ParleyError(.messageInvalid, "'kind' must be 1 to 32 characters of a-z, 0-9, '_' and '.'.")
         }
-        guard kind != .system else {
-            throw ParleyError(.messageInvalid, "System messages are written by the server only.")
+        guard !MessageKind.serverOnly.contains(kind) else {
+            throw ParleyError(.messageInvalid, "Messages of kind '\(kind.rawValue)' are written by the server only.")
         }
     }
 }

@@ -107,6 +107,10 @@ final class ConnectionHub: Service, Sendable {
             send(ServerFrameType.receipt.rawValue, to: recipients.filter { $0 != receipt.userId }) {
                 try JSONText.encode(Frame(.receipt, payload: receipt))
             }
+        case .delivered(let receipt, let recipients):
+            send(ServerFrameType.delivered.rawValue, to: recipients.filter { $0 != receipt.userId }) {
+                try JSONText.encode(Frame(ServerFrameType.delivered, payload: receipt))
+            }
         case .sessionRevoked(let sessionId):
             let connections = registry.withLock { registry in
                 (registry.bySession[sessionId] ?? []).compactMap { registry.connections[$0] }

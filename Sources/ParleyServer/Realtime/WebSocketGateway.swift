@@ -190,7 +190,9 @@ struct WebSocketGateway: Sendable {
                 connection, .ready, id: requestId,
                 ReadyPayload(
                     user: user, sessionId: identity.sessionId, serverTime: clock.now(),
-                    heartbeatTimeoutMs: configuration.heartbeatTimeout.milliseconds))
+                    heartbeatTimeoutMs: configuration.heartbeatTimeout.milliseconds,
+                    recallWindowMs: configuration.messageWindows.recallMs,
+                    editWindowMs: configuration.messageWindows.editMs))
         } catch let error as ParleyError where error.code != .unavailable {
             reply(connection, .error, id: requestId, error)
             connection.queue.closeAfterQueued(.unauthenticated, reason: error.message)

@@ -13,7 +13,11 @@ struct SettingsService: Sendable {
         -> ConversationSummary
     {
         guard change != UpdateSettingsRequest() else {
-            throw ParleyError(.missingField, "Give at least one of 'pinned', 'muted', 'hidden' and 'draft'.")
+            throw ParleyError(
+                .missingField, "Give at least one of 'pinned', 'muted', 'hidden', 'draft' and 'clearUpToSeq'.")
+        }
+        if let seq = change.clearUpToSeq, seq < 0 {
+            throw ParleyError(.invalidField, "'clearUpToSeq' must not be negative.")
         }
         if let draft = change.draft {
             guard TextRules.length(draft) <= Limits.maxTextLength else {

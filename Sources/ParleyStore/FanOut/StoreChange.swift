@@ -9,6 +9,8 @@ public enum StoreChange: Sendable {
     case events([UserID: [UserEvent]])
     /// A member's read watermark moved; `recipients` are the conversation's members.
     case read(ReadReceipt, recipients: [UserID])
+    /// A member's delivered watermark moved in a direct conversation; `recipients` are its members.
+    case delivered(ReadReceipt, recipients: [UserID])
     /// A session was revoked: its sockets must close.
     case sessionRevoked(SessionID)
     /// This node may have missed changes (it lost its feed from the database): every client

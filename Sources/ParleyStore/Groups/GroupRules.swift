@@ -104,7 +104,7 @@ public enum GroupRules {
         guard profile.dissolvedAt == nil else { throw dissolved(id) }
     }
 
-    private static func dissolved(_ id: ConversationID) -> ParleyError {
+    static func dissolved(_ id: ConversationID) -> ParleyError {
         ParleyError(.groupDissolved, "Group \(id) was dissolved; it is read-only.")
     }
 

@@ -19,10 +19,17 @@ public struct NewMessage: Sendable {
     public var sentAt: Int64
     /// The connection that sent it, which gets the ack and so needs no push of its own.
     public var origin: ConnectionTag?
+    /// The message a reply quotes (checked and quoted in the append's transaction).
+    public var replyTo: MessageID?
+    /// Whom it mentions (checked against the members in the append's transaction).
+    public var mentions: Mentions
+    /// Whether it is a forwarded copy.
+    public var forwarded: Bool
 
     public init(
         target: MessageTarget, senderId: UserID, clientMsgId: String, kind: MessageKind, content: JSONValue,
-        sentAt: Int64, origin: ConnectionTag? = nil
+        sentAt: Int64, origin: ConnectionTag? = nil, replyTo: MessageID? = nil, mentions: Mentions = .none,
+        forwarded: Bool = false
     ) throws {
         self.target = target
         self.senderId = senderId
@@ -34,6 +41,9 @@ public struct NewMessage: Sendable {
         self.contentJSON = writer.text
         self.sentAt = sentAt
         self.origin = origin
+        self.replyTo = replyTo
+        self.mentions = mentions
+        self.forwarded = forwarded
     }
 }
 

@@ -10,6 +10,7 @@ import ParleyTesting
 /// `body`, with a fresh data directory unless one is given (to test restarts).
 func withServer<Value: Sendable>(
     dataDirectory: String? = nil,
+    clock: WallClock = .system,
     configure: (inout ServerConfiguration) -> Void = { _ in },
     _ body: @Sendable (TestAPI) async throws -> Value
 ) async throws -> Value {
@@ -25,7 +26,7 @@ func withServer<Value: Sendable>(
     var logger = Logger(label: "parley-test")
     logger.logLevel =
         ProcessInfo.processInfo.environment["PARLEY_TEST_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .critical
-    let app = try await buildApplication(configuration, logger: logger)
+    let app = try await buildApplication(configuration, clock: clock, logger: logger)
     return try await app.test(.live) { client in
         try await body(TestAPI(client: client, port: client.port!))
     }
