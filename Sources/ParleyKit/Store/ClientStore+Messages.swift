@@ -267,7 +267,7 @@ extension ClientStore {
             var next = max(range.lowerBound, cleared + 1)
             for seq in held {
                 if seq > next { holes.append(next...(seq - 1)) }
-                next = seq + 1
+                next = max(next, seq + 1)
             }
             if next <= range.upperBound { holes.append(next...range.upperBound) }
             return holes
