@@ -124,7 +124,9 @@ private actor ChatScreen {
                 if let seq = item.seq { newestShownSeq = max(newestShownSeq, seq) }
                 shown[item.id] = item
             }
-            let gone = Set(shown.keys).subtracting(items.map(\.id))
+            // Committed messages that left the list were deleted or cleared (a pending one
+            // leaves it for a moment when it is committed, and comes back).
+            let gone = Set(shown.keys).subtracting(items.map(\.id)).filter { shown[$0]?.seq != nil }
             let removed = gone.compactMap { shown[$0]?.seq }.sorted()
             for id in gone { shown[id] = nil }
             if removed.count == 1 { printNow("  (#\(removed[0]) deleted)") }

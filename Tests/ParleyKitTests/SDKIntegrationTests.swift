@@ -195,7 +195,7 @@ extension LiveServerSuites {
             try await bobChat.load()
             #expect(await bobChat.items.map { text($0.content) } == ["hello bob"])
             #expect(await bobChat.items.first?.delivery == nil, "others' messages carry no delivery state")
-            try await eventually { await aliceChat.items.first?.delivery == .sent }
+            try await eventually("bob's device acknowledged it") { await aliceChat.items.first?.delivery == .delivered }
             try await bobChat.markRead()
             try await eventually { await aliceChat.items.first?.delivery == .read }
             try await eventually("the watcher gets the update that made it read") { states.all.last == .read }

@@ -1,0 +1,84 @@
+import Foundation
+import ParleyKit
+import ParleyKitTransport
+import ParleyTesting
+import Testing
+
+@testable import parley
+
+/// `parley chat`'s `/reply`, `/edit`, `/recall`, `/forward` and `/delete`, its receipts, and
+/// `parley recall` and `parley clear`: two people at their terminals.
+extension CLITests {
+    @Test func chatRepliesEditsRecallsForwardsAndDeletesByNumberAndShowsReceipts() async throws {
+        let server = try await InProcessServer.start()
+        let (alice, bob) = try await Self.aliceAndBob(on: server)
+        try await alice.succeed(["group", "create", "team", "bob"])
+        #expect(try await alice.succeed(["send", "bob", "lunch at noon?"]).contains("(#1)"))
+
+        let bobChat = try bob.start(["chat", "alice"])
+        defer { bobChat.terminate() }
+        try await bobChat.waitForOutput(" #1] alice: lunch at noon?")
+        try await bobChat.waitForOutput("(connected)")
+        // Alice's phone (the SDK) is online but she does not look: bob's reply is delivered.
+        let phone = try ParleyClient(
+            configuration: ClientConfiguration(serverURL: server.url), store: ClientStore(path: nil),
+            http: AsyncHTTPTransport(), realtime: NIOWebSocketTransport())
+        try await phone.session.login("alice", password: Self.password)
+        await phone.connect()
+        await phone.catchUp()
+
+        bobChat.type("/reply 1 sure")
+        try await bobChat.waitForOutput("bob: ↪ alice: lunch at noon? — sure")
+        try await bobChat.waitForOutput("✓ \"sure\" delivered")
+        await phone.disconnect()
+
+        let aliceChat = try alice.start(["chat", "bob"])
+        defer { aliceChat.terminate() }
+        try await aliceChat.waitForOutput(" #2] bob: ↪ alice: lunch at noon? — sure")
+        try await aliceChat.waitForOutput("(connected)")
+        try await bobChat.waitForOutput("✓✓ \"sure\" read")
+
+        bobChat.type("/edit 2 sure, 12:30?")
+        try await aliceChat.waitForOutput("✎ #2 ↪ alice: lunch at noon? — sure, 12:30? (edited)")
+
+        aliceChat.type("/recall 1")
+        try await aliceChat.waitForOutput("↺ #1 * You recalled a message")
+        try await aliceChat.waitForOutput("(your text, to edit and send again: lunch at noon?)")
+        try await bobChat.waitForOutput("↺ #1 * alice recalled a message")
+        try await bobChat.waitForOutput("↪ #2 ↪ alice: recalled message — sure, 12:30? (edited)")
+
+        bobChat.type("/forward 2 team")
+        try await bobChat.waitForOutput("➜ #2 forwarded to #team")
+        #expect(try await alice.succeed(["history", "team"]).contains("bob: [forwarded] sure, 12:30?"))
+
+        bobChat.type("/delete 2")
+        try await bobChat.waitForOutput("(#2 deleted)")
+        bobChat.type("/recall 9")
+        try await bobChat.waitForOutput("✗ No message #9 is shown here.")
+        for chat in [bobChat, aliceChat] {
+            chat.type("/quit")
+            #expect(try await chat.waitForExit() == 0)
+        }
+        let bobsHistory = try await bob.succeed(["history", "alice"])
+        #expect(!bobsHistory.contains("sure"), "deleted for bob: \(bobsHistory)")
+        #expect(try await alice.succeed(["history", "bob"]).contains("bob: ↪ alice: recalled message — sure, 12:30?"))
+        await server.stop()
+    }
+
+    @Test func recallAndClearFromTheCommandLine() async throws {
+        let server = try await InProcessServer.start()
+        let (alice, bob) = try await Self.aliceAndBob(on: server)
+        try await alice.succeed(["send", "bob", "hello"])
+        #expect(try await alice.succeed(["send", "bob", "oops"]).contains("(#2)"))
+        #expect(try await alice.succeed(["recall", "bob", "2"]) == "Recalled #2 in @bob.\n")
+        #expect(try await bob.succeed(["history", "alice"]).contains(" #2] alice: * alice recalled a message"))
+        let again = try await alice.run(["recall", "bob", "2"])
+        #expect(again.status != 0, "\(again)")
+
+        #expect(try await bob.succeed(["clear", "alice"]) == "Cleared the history of @alice for you.\n")
+        let cleared = try await bob.succeed(["history", "alice"])
+        #expect(!cleared.contains("hello"), "\(cleared)")
+        #expect(try await alice.succeed(["history", "bob"]).contains("alice: hello"), "alice keeps hers")
+        await server.stop()
+    }
+}
