@@ -82,6 +82,22 @@ extension LiveServerSuites {
             await server.stop()
         }
 
+        @Test func theRecallAndEditWindowsAreTheServersOnceConnected() async throws {
+            let server = try await InProcessServer.start {
+                $0.messageWindows.recallMs = 5_000
+                $0.messageWindows.editMs = 7_000
+            }
+            let alice = try makeClient(server.url)
+            try await signUp(alice, "alice")
+            #expect(await alice.messages.windows() == ParleyKit.MessageWindows(), "the defaults before")
+            await alice.connect()
+            try await eventually("announced by `ready`") {
+                await alice.messages.windows() == ParleyKit.MessageWindows(recallMs: 5_000, editMs: 7_000)
+            }
+            await alice.disconnect()
+            await server.stop()
+        }
+
         @Test func aReplyQuotesItsTargetAndShowsItRecalledOnceItIs() async throws {
             let (server, alice, bob, direct) = try await aliceAndBob()
             for client in [alice, bob] { await client.connect() }

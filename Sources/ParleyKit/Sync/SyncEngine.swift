@@ -3,6 +3,8 @@ import ParleyCore
 /// Keeps the ``ClientStore`` up to date with the server (SPEC 3 and 4): sync pages from the
 /// stored cursor, hole filling by seq range, older pages on demand, and what the server
 /// pushes (messages, receipts, events). Views follow what it stored through ``events()``.
+/// Messages others sent that reached this device in direct conversations are acknowledged
+/// (`delivered`, coalesced by ``DeliveryAcknowledger``) so their sender sees them delivered.
 ///
 /// Guarantees: a message is stored once per seq whatever mix of pushes, sync pages and
 /// range fetches delivers it; the cursor is stored in the same transaction as what it
