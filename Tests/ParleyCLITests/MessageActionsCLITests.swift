@@ -65,6 +65,30 @@ extension CLITests {
         await server.stop()
     }
 
+    @Test func aGroupChatShowsHowManyReadEachOfTheUsersMessages() async throws {
+        let server = try await InProcessServer.start()
+        let (alice, bob) = try await Self.aliceAndBob(on: server)
+        let carol = CLIUser(server: server.url)
+        try await carol.succeed(["register", "carol", "--password", Self.password])
+        try await alice.succeed(["group", "create", "team", "bob", "carol"])
+        let chat = try alice.start(["chat", "team"])
+        defer { chat.terminate() }
+        try await chat.waitForOutput("(connected)")
+        chat.type("who reads this?")
+        try await chat.waitForOutput("✓ \"who reads this?\" sent")
+
+        for (reader, count) in [(bob, 1), (carol, 2)] {
+            let theirs = try reader.start(["chat", "team"])
+            try await theirs.waitForOutput("alice: who reads this?")
+            try await chat.waitForOutput("✓✓ \"who reads this?\" read by \(count)")
+            theirs.type("/quit")
+            #expect(try await theirs.waitForExit() == 0)
+        }
+        chat.type("/quit")
+        #expect(try await chat.waitForExit() == 0)
+        await server.stop()
+    }
+
     @Test func recallAndClearFromTheCommandLine() async throws {
         let server = try await InProcessServer.start()
         let (alice, bob) = try await Self.aliceAndBob(on: server)
