@@ -6,7 +6,7 @@ import ParleyKit
 struct Conversations: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "List conversations: pinned first, then most recent first; with unread counts, mutes and drafts (hidden ones are left out)."
+            "List conversations: pinned first, then most recent first; with unread counts ([@me] when a message mentions you), mutes and drafts (hidden ones are left out)."
     )
     @OptionGroup var options: ClientOptions
 
@@ -19,6 +19,7 @@ struct Conversations: AsyncParsableCommand {
             for conversation in conversations {
                 let name = await title(conversation, client: client)
                 let unread = conversation.unreadCount > 0 ? " (\(conversation.unreadCount) unread)" : ""
+                let mentioned = conversation.unreadMentions > 0 ? " [@me]" : ""
                 let left = try client.store.hasLeft(conversation.id) ? " (left)" : ""
                 let pinned = conversation.isPinned ? "📌 " : ""
                 let muted = conversation.isMuted ? " (muted)" : ""
@@ -27,7 +28,7 @@ struct Conversations: AsyncParsableCommand {
                     last = " — \(await render(message.typedContent, client: client))"
                 }
                 let draft = conversation.draft.isEmpty ? "" : " — draft: \(oneLine(conversation.draft))"
-                print("\(conversation.id)\t\(pinned)\(name)\(left)\(muted)\(unread)\(last)\(draft)")
+                print("\(conversation.id)\t\(pinned)\(name)\(left)\(muted)\(unread)\(mentioned)\(last)\(draft)")
             }
         }
     }

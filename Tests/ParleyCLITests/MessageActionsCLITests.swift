@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 import ParleyKit
 import ParleyKitTransport
 import ParleyTesting
@@ -86,6 +87,29 @@ extension CLITests {
         }
         chat.type("/quit")
         #expect(try await chat.waitForExit() == 0)
+        await server.stop()
+    }
+
+    @Test func conversationsSayWhenAnUnreadMessageMentionsTheUser() async throws {
+        let server = try await InProcessServer.start()
+        let (alice, bob) = try await Self.aliceAndBob(on: server)
+        try await alice.succeed(["group", "create", "team", "bob"])
+        let app = try ParleyClient(
+            configuration: ClientConfiguration(serverURL: server.url), store: ClientStore(path: nil),
+            http: AsyncHTTPTransport(), realtime: NIOWebSocketTransport())
+        try await app.session.login("alice", password: Self.password)
+        await app.catchUp()
+        let team = try #require(try app.store.conversations().first { $0.name == "team" }).id
+        let bobId = try await app.conversations.user(named: "bob").id
+        try await app.sendQueue.send(text: "@bob look", mentions: Mentions([bobId]), to: team).settled()
+        let listed = try await bob.succeed(["conversations"])
+        #expect(listed.contains("#team (1 unread) [@me] — @bob look"), "\(listed)")
+
+        let chat = try bob.start(["chat", "team"])
+        try await chat.waitForOutput("alice: @bob look")
+        chat.type("/quit")
+        #expect(try await chat.waitForExit() == 0)
+        #expect(!(try await bob.succeed(["conversations"]).contains("[@me]")), "read in the chat")
         await server.stop()
     }
 
