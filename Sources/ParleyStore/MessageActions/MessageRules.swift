@@ -104,6 +104,7 @@ public enum MessageRules {
     public static func mentioned(
         _ mentions: Mentions, by senderId: UserID, role: MemberRole, in kind: ConversationKind, members: [UserID]
     ) throws -> [UserID] {
+        guard !mentions.isEmpty else { return [] }
         if mentions.all {
             guard kind == .group, role != .member else {
                 throw ParleyError(.mentionAllNotAllowed, "Only the group's owner and admins may mention everyone.")
