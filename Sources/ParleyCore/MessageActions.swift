@@ -68,16 +68,32 @@ public struct ForwardMessageRequest: Codable, Sendable, Hashable, StrictDecodabl
     }
 }
 
-/// `PATCH /v1/messages/{messageId}`: the new text of one's own text or reply, within the edit
-/// window. Mentions stay as they were sent.
+/// `PATCH /v1/messages/{messageId}` and the WebSocket `edit` frame: the new text of one's own
+/// text or reply, within the edit window. Mentions stay as they were sent.
 public struct EditMessageRequest: Codable, Sendable, Hashable, StrictDecodable {
+    /// Required in the frame; over HTTP the path names the message (and this must match it).
+    public var messageId: MessageID?
     public var text: String
 
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case text
+        case messageId, text
     }
 
-    public init(text: String) { self.text = text }
+    public init(messageId: MessageID? = nil, text: String) {
+        self.messageId = messageId
+        self.text = text
+    }
+}
+
+/// The WebSocket `recall` frame (`POST /v1/messages/{messageId}/recall` over HTTP).
+public struct RecallRequest: Codable, Sendable, Hashable, StrictDecodable {
+    public var messageId: MessageID
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case messageId
+    }
+
+    public init(messageId: MessageID) { self.messageId = messageId }
 }
 
 /// `POST /v1/conversations/{conversationId}/messages/delete`: hides these messages from the

@@ -167,6 +167,22 @@ import Testing
             let synced: SyncResponse = try await api.call(.get, "/v1/sync?cursor=\(before.cursor)", token: bob.token)
             #expect(synced.events.filter { $0.type == .messageUpdated }.map(\.body) == [.messageUpdated(MessageUpdated(message: edited, updatedBy: alice.id))])
 
+            // The same over the WebSocket.
+            let socket = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
+            let overSocket: Message = try await socket.call(
+                .edit, EditMessageRequest(messageId: original.id, text: "lunch at 1:30"))
+            #expect(overSocket.content == ["text": "lunch at 1:30"])
+            let noId = try await socket.request(.edit, EditMessageRequest(text: "x"))
+            #expect(try noId.payload(ParleyError.self).code == .missingField)
+            let recalledOverSocket: Message = try await socket.call(.recall, RecallRequest(messageId: reply.id))
+            #expect(recalledOverSocket.kind == .recalled)
+            await socket.close()
+            let mismatch = try await capture {
+                let _: Message = try await api.call(
+                    .patch, "/v1/messages/\(original.id)", EditMessageRequest(messageId: reply.id, text: "x"),
+                    token: alice.token)
+            }
+            #expect(mismatch?.error.code == .invalidField)
             let others = try await capture {
                 let _: Message = try await api.call(
                     .patch, "/v1/messages/\(original.id)", EditMessageRequest(text: "mine now"), token: bob.token)
@@ -190,7 +206,7 @@ import Testing
                     .patch, "/v1/messages/\(original.id)", EditMessageRequest(text: "lunch at 2"), token: alice.token)
             }
             #expect(late?.error.code == .editWindowPassed)
-            #expect(try await api.fullHistory(of: group, as: bob).first { $0.id == original.id } == edited)
+            #expect(try await api.fullHistory(of: group, as: bob).first { $0.id == original.id } == overSocket)
         }
     }
 
