@@ -59,8 +59,9 @@ public struct ForwardMessageRequest: Codable, Sendable, Hashable, StrictDecodabl
         case messageId, conversationId, toUserId, clientMsgId
     }
 
-    public init(messageId: MessageID, conversationId: ConversationID? = nil, toUserId: UserID? = nil, clientMsgId: String)
-    {
+    public init(
+        messageId: MessageID, conversationId: ConversationID? = nil, toUserId: UserID? = nil, clientMsgId: String
+    ) {
         self.messageId = messageId
         self.conversationId = conversationId
         self.toUserId = toUserId
@@ -107,6 +108,10 @@ public struct DeleteMessagesRequest: Codable, Sendable, Hashable, StrictDecodabl
     }
 
     public init(seqs: [Int64]) { self.seqs = seqs }
+
+    public init(from decoder: any Decoder) throws {
+        seqs = try decoder.container(keyedBy: CodingKeys.self).decodeIntegers(Int64.self, forKey: .seqs)
+    }
 }
 
 /// One member's watermarks: everything up to `readSeq` is read, up to `deliveredSeq` reached

@@ -60,7 +60,10 @@ extension PostgresStore {
             for userId in mentioned {
                 try await connection.rows(
                     "INSERT INTO mentions (conversation_id, user_id, seq, sender_id) VALUES ($1, $2, $3, $4)",
-                    [.int(conversationId.rawValue), .int(userId.rawValue), .int(message.seq), .int(new.senderId.rawValue)],
+                    [
+                        .int(conversationId.rawValue), .int(userId.rawValue), .int(message.seq),
+                        .int(new.senderId.rawValue),
+                    ],
                     logger: self.logger)
             }
             return AppendResult(message: message, duplicate: false)
@@ -217,6 +220,7 @@ extension Message {
             content: try JSONText.decode(JSONValue.self, from: try row.text(prefix + "content")),
             sentAt: try row.int(prefix + "sent_at"),
             quote: try row.optionalText(prefix + "quote").map { try JSONText.decode(MessageQuote.self, from: $0) },
-            forwarded: try row.bool(prefix + "forwarded") ? true : nil, editedAt: try row.optionalInt(prefix + "edited_at"))
+            forwarded: try row.bool(prefix + "forwarded") ? true : nil,
+            editedAt: try row.optionalInt(prefix + "edited_at"))
     }
 }

@@ -34,7 +34,8 @@ public enum MessageRules {
                 in: message.conversationId, at: now)
             guard now - message.sentAt <= windows.editMs else {
                 throw ParleyError(
-                    .editWindowPassed, "A message can be edited for \(windows.editMs / 1000) seconds after it was sent.")
+                    .editWindowPassed, "A message can be edited for \(windows.editMs / 1000) seconds after it was sent."
+                )
             }
             fields["text"] = .string(text)
             var edited = message
