@@ -149,8 +149,7 @@ import Testing
 
     @Test func everyActionByEveryRoleGetsItsExpectedAnswerAndARefusalChangesNothing() async throws {
         try await withServer { api in
-            var users: [Role: TestUser] = [:]
-            for role in Role.allCases { users[role] = try await api.signUp(role.rawValue) }
+            let users = try await GroupAuthorizationTests.signUpEveryRole(api)
             let target = try await api.signUp("target")
             for operation in Self.operations {
                 for role in Role.allCases {
@@ -158,9 +157,7 @@ import Testing
                     let before = try await api.fullHistory(of: cast.group, as: target)
                     let failure = try await capture { try await operation.run(api, cast, users[role]!, users) }
                     let label = "\(operation.name) by \(role)"
-                    let expected = operation.expected[role]!
-                    #expect(failure?.status == expected?.0, "\(label): \(failure.map { "\($0)" } ?? "ok")")
-                    #expect(failure?.error.code == expected?.1, "\(label)")
+                    GroupAuthorizationTests.expectAnswer(failure, operation.expected[role]!, label)
                     let after = try await api.fullHistory(of: cast.group, as: target)
                     if failure != nil || !operation.adds {
                         #expect(after.count == before.count, "\(label): no message added")
