@@ -78,4 +78,13 @@ public struct UpdateSettingsRequest: Codable, Sendable, Hashable, StrictDecodabl
         self.draft = draft
         self.clearUpToSeq = clearUpToSeq
     }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        pinned = try container.decodeIfPresent(Bool.self, forKey: .pinned)
+        muted = try container.decodeIfPresent(Bool.self, forKey: .muted)
+        hidden = try container.decodeIfPresent(Bool.self, forKey: .hidden)
+        draft = try container.decodeIfPresent(String.self, forKey: .draft)
+        clearUpToSeq = try container.decodeIntegerIfPresent(Int64.self, forKey: .clearUpToSeq)
+    }
 }

@@ -27,6 +27,10 @@ public enum ClientFrameType: String, Codable, Sendable, CaseIterable {
     /// A ``ReadRequest`` with `conversationId`: messages up to `seq` reached this device;
     /// answered with a ``ReadReceipt`` holding the delivered watermark.
     case delivered
+    /// A ``RecallRequest``; answered with the recalled ``Message``.
+    case recall
+    /// An ``EditMessageRequest`` with `messageId`; answered with the edited ``Message``.
+    case edit
 }
 
 /// The frame types the server sends on the WebSocket.

@@ -26,6 +26,12 @@ extension KeyedDecodingContainer {
     public func decodeIntegerIfPresent<T: FixedWidthInteger & Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         try namingIntegerField(codingPath + [key]) { try decodeIfPresent(type, forKey: key) }
     }
+
+    /// Decodes an array of integers, throwing ``IntegerFieldError`` (naming the array) for a
+    /// number that does not fit.
+    public func decodeIntegers<T: FixedWidthInteger & Decodable>(_ type: T.Type, forKey key: Key) throws -> [T] {
+        try namingIntegerField(codingPath + [key]) { try decode([T].self, forKey: key) }
+    }
 }
 
 /// Runs `decode`, letting a missing field or a wrong type through and naming the field

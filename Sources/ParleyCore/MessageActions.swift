@@ -59,8 +59,9 @@ public struct ForwardMessageRequest: Codable, Sendable, Hashable, StrictDecodabl
         case messageId, conversationId, toUserId, clientMsgId
     }
 
-    public init(messageId: MessageID, conversationId: ConversationID? = nil, toUserId: UserID? = nil, clientMsgId: String)
-    {
+    public init(
+        messageId: MessageID, conversationId: ConversationID? = nil, toUserId: UserID? = nil, clientMsgId: String
+    ) {
         self.messageId = messageId
         self.conversationId = conversationId
         self.toUserId = toUserId
@@ -68,16 +69,32 @@ public struct ForwardMessageRequest: Codable, Sendable, Hashable, StrictDecodabl
     }
 }
 
-/// `PATCH /v1/messages/{messageId}`: the new text of one's own text or reply, within the edit
-/// window. Mentions stay as they were sent.
+/// `PATCH /v1/messages/{messageId}` and the WebSocket `edit` frame: the new text of one's own
+/// text or reply, within the edit window. Mentions stay as they were sent.
 public struct EditMessageRequest: Codable, Sendable, Hashable, StrictDecodable {
+    /// Required in the frame; over HTTP the path names the message (and this must match it).
+    public var messageId: MessageID?
     public var text: String
 
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case text
+        case messageId, text
     }
 
-    public init(text: String) { self.text = text }
+    public init(messageId: MessageID? = nil, text: String) {
+        self.messageId = messageId
+        self.text = text
+    }
+}
+
+/// The WebSocket `recall` frame (`POST /v1/messages/{messageId}/recall` over HTTP).
+public struct RecallRequest: Codable, Sendable, Hashable, StrictDecodable {
+    public var messageId: MessageID
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case messageId
+    }
+
+    public init(messageId: MessageID) { self.messageId = messageId }
 }
 
 /// `POST /v1/conversations/{conversationId}/messages/delete`: hides these messages from the
@@ -91,6 +108,10 @@ public struct DeleteMessagesRequest: Codable, Sendable, Hashable, StrictDecodabl
     }
 
     public init(seqs: [Int64]) { self.seqs = seqs }
+
+    public init(from decoder: any Decoder) throws {
+        seqs = try decoder.container(keyedBy: CodingKeys.self).decodeIntegers(Int64.self, forKey: .seqs)
+    }
 }
 
 /// One member's watermarks: everything up to `readSeq` is read, up to `deliveredSeq` reached

@@ -92,32 +92,14 @@ extension PostgresStore {
     {
         try await write { connection, notes in
             _ = try await self.memberIDs(connection, of: conversationId, requiring: userId)
-            let row = try await connection.rows(
-                """
-                SELECT c.max_seq, c.kind, m.delivered_seq FROM conversations c
-                JOIN members m ON m.conversation_id = c.id AND m.user_id = $1 WHERE c.id = $2
-                """,
-                [.int(userId.rawValue), .int(conversationId.rawValue)], logger: self.logger)[0]
-            let current = try row.int("delivered_seq")
-            guard let target = ReadWatermark.target(requested: seq, maxSeq: try row.int("max_seq"), current: current)
-            else { return ReadReceipt(conversationId: conversationId, userId: userId, seq: current) }
-            guard ConversationRules.kind(stored: try row.text("kind")) == .direct else {
-                // In a group the watermark only feeds the receipts list: no push, no resync.
-                try await connection.rows(
-                    "UPDATE members SET delivered_seq = $1 WHERE conversation_id = $2 AND user_id = $3",
-                    [.int(target), .int(conversationId.rawValue), .int(userId.rawValue)], logger: self.logger)
-                return ReadReceipt(conversationId: conversationId, userId: userId, seq: target)
+            // In a group the watermark only feeds the receipts list: no push, no resync.
+            let watermark = try await self.moveWatermark(
+                connection, "delivered_seq", of: userId, in: conversationId, to: seq
+            ) { $0 == .direct }
+            if watermark.moved && watermark.kind == .direct {
+                notes.add(ChangeNote(delivered: [conversationId.rawValue, userId.rawValue, watermark.seq]))
             }
-            let version = try await self.nextVersion(connection)
-            try await connection.rows(
-                "UPDATE members SET delivered_seq = $1, version = $2 WHERE conversation_id = $3 AND user_id = $4",
-                [.int(target), .int(version), .int(conversationId.rawValue), .int(userId.rawValue)], logger: self.logger
-            )
-            try await connection.rows(
-                "UPDATE conversations SET version = $1 WHERE id = $2", [.int(version), .int(conversationId.rawValue)],
-                logger: self.logger)
-            notes.add(ChangeNote(delivered: [conversationId.rawValue, userId.rawValue, target]))
-            return ReadReceipt(conversationId: conversationId, userId: userId, seq: target)
+            return ReadReceipt(conversationId: conversationId, userId: userId, seq: watermark.seq)
         }
     }
 

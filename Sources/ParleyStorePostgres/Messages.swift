@@ -60,7 +60,10 @@ extension PostgresStore {
             for userId in mentioned {
                 try await connection.rows(
                     "INSERT INTO mentions (conversation_id, user_id, seq, sender_id) VALUES ($1, $2, $3, $4)",
-                    [.int(conversationId.rawValue), .int(userId.rawValue), .int(message.seq), .int(new.senderId.rawValue)],
+                    [
+                        .int(conversationId.rawValue), .int(userId.rawValue), .int(message.seq),
+                        .int(new.senderId.rawValue),
+                    ],
                     logger: self.logger)
             }
             return AppendResult(message: message, duplicate: false)
@@ -178,30 +181,52 @@ extension PostgresStore {
     {
         try await write { connection, notes in
             _ = try await self.memberIDs(connection, of: conversationId, requiring: userId)
-            let row = try await connection.rows(
-                """
-                SELECT c.max_seq, m.read_seq FROM conversations c
-                JOIN members m ON m.conversation_id = c.id AND m.user_id = $1 WHERE c.id = $2
-                """,
-                [.int(userId.rawValue), .int(conversationId.rawValue)], logger: self.logger)[0]
-            guard
-                let target = ReadWatermark.target(
-                    requested: seq, maxSeq: try row.int("max_seq"), current: try row.int("read_seq"))
-            else { return nil }
-            let version = try await self.nextVersion(connection)
-            try await connection.rows(
-                "UPDATE members SET read_seq = $1, version = $2 WHERE conversation_id = $3 AND user_id = $4",
-                [.int(target), .int(version), .int(conversationId.rawValue), .int(userId.rawValue)], logger: self.logger
-            )
-            try await connection.rows(
-                "UPDATE conversations SET version = $1 WHERE id = $2", [.int(version), .int(conversationId.rawValue)],
-                logger: self.logger)
+            let watermark = try await self.moveWatermark(
+                connection, "read_seq", of: userId, in: conversationId, to: seq
+            ) { _ in true }
+            guard watermark.moved else { return nil }
+            let target = watermark.seq
             try await self.announce(
                 connection, notes,
                 [Announcement(to: [userId], ReadMoved(conversationId: conversationId, readSeq: target).body)], at: now)
             notes.add(ChangeNote(read: [conversationId.rawValue, userId.rawValue, target]))
             return ReadReceipt(conversationId: conversationId, userId: userId, seq: target)
         }
+    }
+}
+
+extension PostgresStore {
+    /// Moves a member's watermark `column` (`read_seq` or `delivered_seq`) forward to `seq`
+    /// (see ``ReadWatermark``). When `resyncs` says so for the conversation's kind, the
+    /// member's and the conversation's versions move too, so the others' next sync carries it.
+    func moveWatermark(
+        _ connection: PostgresConnection, _ column: String, of userId: UserID, in conversationId: ConversationID,
+        to seq: Int64, resyncs: (ConversationKind) -> Bool
+    ) async throws -> (seq: Int64, moved: Bool, kind: ConversationKind) {
+        let row = try await connection.rows(
+            """
+            SELECT c.max_seq, c.kind, m.\(column) AS current FROM conversations c
+            JOIN members m ON m.conversation_id = c.id AND m.user_id = $1 WHERE c.id = $2
+            """,
+            [.int(userId.rawValue), .int(conversationId.rawValue)], logger: logger)[0]
+        let kind = ConversationRules.kind(stored: try row.text("kind"))
+        let current = try row.int("current")
+        guard let target = ReadWatermark.target(requested: seq, maxSeq: try row.int("max_seq"), current: current)
+        else { return (current, false, kind) }
+        guard resyncs(kind) else {
+            try await connection.rows(
+                "UPDATE members SET \(column) = $1 WHERE conversation_id = $2 AND user_id = $3",
+                [.int(target), .int(conversationId.rawValue), .int(userId.rawValue)], logger: logger)
+            return (target, true, kind)
+        }
+        let version = try await nextVersion(connection)
+        try await connection.rows(
+            "UPDATE members SET \(column) = $1, version = $2 WHERE conversation_id = $3 AND user_id = $4",
+            [.int(target), .int(version), .int(conversationId.rawValue), .int(userId.rawValue)], logger: logger)
+        try await connection.rows(
+            "UPDATE conversations SET version = $1 WHERE id = $2", [.int(version), .int(conversationId.rawValue)],
+            logger: logger)
+        return (target, true, kind)
     }
 }
 
@@ -217,6 +242,7 @@ extension Message {
             content: try JSONText.decode(JSONValue.self, from: try row.text(prefix + "content")),
             sentAt: try row.int(prefix + "sent_at"),
             quote: try row.optionalText(prefix + "quote").map { try JSONText.decode(MessageQuote.self, from: $0) },
-            forwarded: try row.bool(prefix + "forwarded") ? true : nil, editedAt: try row.optionalInt(prefix + "edited_at"))
+            forwarded: try row.bool(prefix + "forwarded") ? true : nil,
+            editedAt: try row.optionalInt(prefix + "edited_at"))
     }
 }

@@ -83,32 +83,14 @@ extension SQLiteStore {
     {
         try await pool.write { db in
             let members = try Self.memberIDs(db, of: conversationId, requiring: userId)
-            let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT c.max_seq, c.kind, m.delivered_seq FROM conversations c
-                    JOIN members m ON m.conversation_id = c.id AND m.user_id = ?
-                    WHERE c.id = ?
-                    """,
-                arguments: [userId.rawValue, conversationId.rawValue])!
-            guard
-                let target = ReadWatermark.target(requested: seq, maxSeq: row["max_seq"], current: row["delivered_seq"])
-            else { return ReadReceipt(conversationId: conversationId, userId: userId, seq: row["delivered_seq"]) }
-            let receipt = ReadReceipt(conversationId: conversationId, userId: userId, seq: target)
-            guard ConversationRules.kind(stored: row["kind"]) == .direct else {
-                // In a group the watermark only feeds the receipts list: no push, no resync.
-                try db.execute(
-                    sql: "UPDATE members SET delivered_seq = ? WHERE conversation_id = ? AND user_id = ?",
-                    arguments: [target, conversationId.rawValue, userId.rawValue])
-                return receipt
+            // In a group the watermark only feeds the receipts list: no push, no resync.
+            let watermark = try self.moveWatermark(db, "delivered_seq", of: userId, in: conversationId, to: seq) {
+                $0 == .direct
             }
-            let version = try self.nextVersion(db)
-            try db.execute(
-                sql: "UPDATE members SET delivered_seq = ?, version = ? WHERE conversation_id = ? AND user_id = ?",
-                arguments: [target, version, conversationId.rawValue, userId.rawValue])
-            try db.execute(
-                sql: "UPDATE conversations SET version = ? WHERE id = ?", arguments: [version, conversationId.rawValue])
-            self.publishAfterCommit(db, .delivered(receipt, recipients: members))
+            let receipt = ReadReceipt(conversationId: conversationId, userId: userId, seq: watermark.seq)
+            if watermark.moved && watermark.kind == .direct {
+                self.publishAfterCommit(db, .delivered(receipt, recipients: members))
+            }
             return receipt
         }
     }

@@ -179,26 +179,12 @@ extension SQLiteStore {
     {
         try await pool.write { db in
             let members = try Self.memberIDs(db, of: conversationId, requiring: userId)
-            let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT c.max_seq, m.read_seq FROM conversations c
-                    JOIN members m ON m.conversation_id = c.id AND m.user_id = ?
-                    WHERE c.id = ?
-                    """,
-                arguments: [userId.rawValue, conversationId.rawValue])!
-            guard
-                let target = ReadWatermark.target(
-                    requested: seq, maxSeq: row["max_seq"], current: row["read_seq"])
-            else { return nil }
             // The reader's membership and the conversation both move: the other members' next
             // sync carries the new `othersReadSeq`.
-            let version = try self.nextVersion(db)
-            try db.execute(
-                sql: "UPDATE members SET read_seq = ?, version = ? WHERE conversation_id = ? AND user_id = ?",
-                arguments: [target, version, conversationId.rawValue, userId.rawValue])
-            try db.execute(
-                sql: "UPDATE conversations SET version = ? WHERE id = ?", arguments: [version, conversationId.rawValue])
+            let watermark = try self.moveWatermark(db, "read_seq", of: userId, in: conversationId, to: seq) { _ in true
+            }
+            guard watermark.moved else { return nil }
+            let target = watermark.seq
             try self.announce(
                 db, [Announcement(to: [userId], ReadMoved(conversationId: conversationId, readSeq: target).body)],
                 at: now)
@@ -206,5 +192,38 @@ extension SQLiteStore {
             self.publishAfterCommit(db, .read(receipt, recipients: members))
             return receipt
         }
+    }
+
+    /// Moves a member's watermark `column` (`read_seq` or `delivered_seq`) forward to `seq`
+    /// (see ``ReadWatermark``). When `resyncs` says so for the conversation's kind, the
+    /// member's and the conversation's versions move too, so the others' next sync carries it.
+    func moveWatermark(
+        _ db: Database, _ column: String, of userId: UserID, in conversationId: ConversationID, to seq: Int64,
+        resyncs: (ConversationKind) -> Bool
+    ) throws -> (seq: Int64, moved: Bool, kind: ConversationKind) {
+        let row = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT c.max_seq, c.kind, m.\(column) AS current FROM conversations c
+                JOIN members m ON m.conversation_id = c.id AND m.user_id = ?
+                WHERE c.id = ?
+                """,
+            arguments: [userId.rawValue, conversationId.rawValue])!
+        let kind = ConversationRules.kind(stored: row["kind"])
+        guard let target = ReadWatermark.target(requested: seq, maxSeq: row["max_seq"], current: row["current"])
+        else { return (row["current"], false, kind) }
+        guard resyncs(kind) else {
+            try db.execute(
+                sql: "UPDATE members SET \(column) = ? WHERE conversation_id = ? AND user_id = ?",
+                arguments: [target, conversationId.rawValue, userId.rawValue])
+            return (target, true, kind)
+        }
+        let version = try nextVersion(db)
+        try db.execute(
+            sql: "UPDATE members SET \(column) = ?, version = ? WHERE conversation_id = ? AND user_id = ?",
+            arguments: [target, version, conversationId.rawValue, userId.rawValue])
+        try db.execute(
+            sql: "UPDATE conversations SET version = ? WHERE id = ?", arguments: [version, conversationId.rawValue])
+        return (target, true, kind)
     }
 }

@@ -141,8 +141,7 @@ import Testing
 
     @Test func everyOperationByEveryRoleGetsItsExpectedAnswerAndARefusalChangesNothing() async throws {
         try await withServer { api in
-            var users: [Role: TestUser] = [:]
-            for role in Role.allCases { users[role] = try await api.signUp(role.rawValue) }
+            let users = try await Self.signUpEveryRole(api)
             let target = try await api.signUp("target")
             let newcomer = try await api.signUp("newcomer")
             let owner = users[.owner]!
@@ -153,9 +152,7 @@ import Testing
                         .get, "/v1/conversations/\(cast.group)", token: owner.token)
                     let failure = try await capture { try await operation.run(api, cast, users[role]!) }
                     let label = "\(operation.name) by \(role)"
-                    let expected = operation.expected[role]!
-                    #expect(failure?.status == expected?.0, "\(label): \(failure.map { "\($0)" } ?? "ok")")
-                    #expect(failure?.error.code == expected?.1, "\(label)")
+                    Self.expectAnswer(failure, operation.expected[role]!, label)
                     let after: ConversationDetail = try await api.call(
                         .get, "/v1/conversations/\(cast.group)", token: owner.token)
                     if failure != nil {
@@ -170,6 +167,19 @@ import Testing
                 }
             }
         }
+    }
+
+    /// A user for each role, signed up.
+    static func signUpEveryRole(_ api: TestAPI) async throws -> [Role: TestUser] {
+        var users: [Role: TestUser] = [:]
+        for role in Role.allCases { users[role] = try await api.signUp(role.rawValue) }
+        return users
+    }
+
+    /// Checks an operation's answer: success when `expected` is nil, else its status and code.
+    static func expectAnswer(_ failure: APIFailure?, _ expected: (Int, ErrorCode)?, _ label: String) {
+        #expect(failure?.status == expected?.0, "\(label): \(failure.map { "\($0)" } ?? "ok")")
+        #expect(failure?.error.code == expected?.1, "\(label)")
     }
 
     /// A group of owner, admin, member, muted member and target; the removed member was in it

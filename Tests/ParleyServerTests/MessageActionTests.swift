@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import ParleyCore
 import ParleyServer
 import Testing
@@ -56,7 +57,9 @@ import Testing
 
             // Live: bob's own socket hears it as an event; the content is gone from every read.
             let pushed = try await bobSocket.waitFor { $0.type == "event" && $0.text.contains("message.updated") }
-            #expect(try pushed.payload(UserEvent.self).body == .messageUpdated(MessageUpdated(message: recalled, updatedBy: bob.id)))
+            #expect(
+                try pushed.payload(UserEvent.self).body
+                    == .messageUpdated(MessageUpdated(message: recalled, updatedBy: bob.id)))
             for user in [alice, bob, cyd] {
                 let history = try await api.fullHistory(of: group, as: user)
                 #expect(history.first { $0.seq == secret.seq } == recalled, "\(user.username) sees the recalled form")
@@ -127,7 +130,8 @@ import Testing
 
             // In a direct conversation only the sender recalls, within the window.
             let direct: SendMessageResponse = try await api.call(
-                .post, "/v1/messages", SendMessageRequest(toUserId: bob.id, clientMsgId: "d1", kind: .text, content: ["text": "hi"]),
+                .post, "/v1/messages",
+                SendMessageRequest(toUserId: bob.id, clientMsgId: "d1", kind: .text, content: ["text": "hi"]),
                 token: alice.token)
             let peer = try await capture { _ = try await recall(api, direct.message, as: bob) }
             #expect(peer?.error.code == .notMessageSender)
@@ -165,8 +169,27 @@ import Testing
             #expect(history.first { $0.id == original.id } == edited)
             #expect(history.first { $0.id == reply.id }?.quote?.text == "lunch at 1")
             let synced: SyncResponse = try await api.call(.get, "/v1/sync?cursor=\(before.cursor)", token: bob.token)
-            #expect(synced.events.filter { $0.type == .messageUpdated }.map(\.body) == [.messageUpdated(MessageUpdated(message: edited, updatedBy: alice.id))])
+            #expect(
+                synced.events.filter { $0.type == .messageUpdated }.map(\.body) == [
+                    .messageUpdated(MessageUpdated(message: edited, updatedBy: alice.id))
+                ])
 
+            // The same over the WebSocket.
+            let socket = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
+            let overSocket: Message = try await socket.call(
+                .edit, EditMessageRequest(messageId: original.id, text: "lunch at 1:30"))
+            #expect(overSocket.content == ["text": "lunch at 1:30"])
+            let noId = try await socket.request(.edit, EditMessageRequest(text: "x"))
+            #expect(try noId.payload(ParleyError.self).code == .missingField)
+            let recalledOverSocket: Message = try await socket.call(.recall, RecallRequest(messageId: reply.id))
+            #expect(recalledOverSocket.kind == .recalled)
+            await socket.close()
+            let mismatch = try await capture {
+                let _: Message = try await api.call(
+                    .patch, "/v1/messages/\(original.id)", EditMessageRequest(messageId: reply.id, text: "x"),
+                    token: alice.token)
+            }
+            #expect(mismatch?.error.code == .invalidField)
             let others = try await capture {
                 let _: Message = try await api.call(
                     .patch, "/v1/messages/\(original.id)", EditMessageRequest(text: "mine now"), token: bob.token)
@@ -190,7 +213,7 @@ import Testing
                     .patch, "/v1/messages/\(original.id)", EditMessageRequest(text: "lunch at 2"), token: alice.token)
             }
             #expect(late?.error.code == .editWindowPassed)
-            #expect(try await api.fullHistory(of: group, as: bob).first { $0.id == original.id } == edited)
+            #expect(try await api.fullHistory(of: group, as: bob).first { $0.id == original.id } == overSocket)
         }
     }
 
@@ -273,7 +296,8 @@ import Testing
                 ForwardMessageRequest(messageId: image.id, toUserId: cyd.id, clientMsgId: "fw-direct"),
                 token: alice.token)
             #expect(toBob.message.content == image.content && toBob.message.isForwarded)
-            #expect(forwarded[0].kind == .image && forwarded[0].content == image.content, "the same file, not re-uploaded")
+            #expect(
+                forwarded[0].kind == .image && forwarded[0].content == image.content, "the same file, not re-uploaded")
             #expect(forwarded[0].isForwarded && forwarded[0].senderId == alice.id)
             #expect(forwarded[1].kind == .text && forwarded[1].content == ["text": "see @alice"])
             #expect(forwarded[1].quote == nil)
@@ -310,7 +334,8 @@ import Testing
             let both = try await capture {
                 let _: SendMessageResponse = try await api.call(
                     .post, "/v1/messages/forward",
-                    ForwardMessageRequest(messageId: image.id, conversationId: family, toUserId: cyd.id, clientMsgId: "x"),
+                    ForwardMessageRequest(
+                        messageId: image.id, conversationId: family, toUserId: cyd.id, clientMsgId: "x"),
                     token: alice.token)
             }
             #expect(both?.error.code == .invalidField)
@@ -330,7 +355,9 @@ import Testing
                 api, .text, ["text": "@bob @dan @me", "mentions": [id(bob), id(outsider), id(cyd)]], to: group, as: cyd)
             let all = try await send(api, .text, ["text": "@all", "mentionAll": true], to: group, as: alice)
             #expect(try await summary(api, group, for: bob).unreadMentions == 2)
-            #expect(try await summary(api, group, for: cyd).unreadMentions == 1, "her own mention of herself does not count")
+            #expect(
+                try await summary(api, group, for: cyd).unreadMentions == 1, "her own mention of herself does not count"
+            )
             #expect(try await summary(api, group, for: alice).unreadMentions == 0, "nor the sender's @all")
 
             let refused = try await capture {
@@ -339,7 +366,8 @@ import Testing
             #expect(refused?.status == 403)
             #expect(refused?.error.code == .mentionAllNotAllowed)
             let direct: SendMessageResponse = try await api.call(
-                .post, "/v1/messages", SendMessageRequest(toUserId: bob.id, clientMsgId: "d", kind: .text, content: ["text": "hi"]),
+                .post, "/v1/messages",
+                SendMessageRequest(toUserId: bob.id, clientMsgId: "d", kind: .text, content: ["text": "hi"]),
                 token: alice.token)
             let inDirect = try await capture {
                 _ = try await send(
@@ -392,21 +420,25 @@ import Testing
 
             let cleared: ConversationSettings = try await api.call(
                 .patch, "/v1/conversations/\(group)/settings", UpdateSettingsRequest(clearUpToSeq: sent[2].seq),
-                token: bob.token, as: ConversationSummary.self).settings
+                token: bob.token, as: ConversationSummary.self
+            ).settings
             #expect(cleared.clearedUpToSeq == sent[2].seq)
             let afterClear = try await api.fullHistory(of: group, as: bobLaptop)
             #expect(afterClear.map(\.seq) == [sent[3].seq])
             let backwards: ConversationSettings = try await api.call(
                 .patch, "/v1/conversations/\(group)/settings", UpdateSettingsRequest(clearUpToSeq: 1),
-                token: bob.token, as: ConversationSummary.self).settings
+                token: bob.token, as: ConversationSummary.self
+            ).settings
             #expect(backwards.clearedUpToSeq == sent[2].seq, "a clear only moves forward")
             let beyond: ConversationSettings = try await api.call(
                 .patch, "/v1/conversations/\(group)/settings", UpdateSettingsRequest(clearUpToSeq: 10_000),
-                token: bob.token, as: ConversationSummary.self).settings
+                token: bob.token, as: ConversationSummary.self
+            ).settings
             #expect(beyond.clearedUpToSeq == sent[3].seq, "clamped to the last seq")
             #expect(try await summary(api, group, for: bob).lastMessage == nil)
             #expect(try await api.fullHistory(of: group, as: bob).isEmpty)
-            #expect(try await api.fullHistory(of: group, as: alice).count == Int(sent[3].seq), "nothing removed for others")
+            #expect(
+                try await api.fullHistory(of: group, as: alice).count == Int(sent[3].seq), "nothing removed for others")
 
             for seqs: [Int64] in [[], [0], [sent[3].seq + 1], Array(1...101)] {
                 let bad = try await capture {
@@ -465,11 +497,48 @@ import Testing
             #expect(missing?.error.code == .messageNotFound)
             let outsider = try await api.signUp("dan")
             let stranger = try await capture {
-                let _: ReceiptList = try await api.call(.get, "/v1/conversations/\(group)/receipts", token: outsider.token)
+                let _: ReceiptList = try await api.call(
+                    .get, "/v1/conversations/\(group)/receipts", token: outsider.token)
             }
             #expect(stranger?.error.code == .notAMember)
             await aliceSocket.close()
             await bobSocket.close()
+        }
+    }
+
+    @Test func malformedBodiesGetPreciseErrorsAndChangeNothing() async throws {
+        try await withServer { api in
+            let alice = try await api.signUp("alice")
+            let group = try await api.createGroup("team", by: alice, with: [])
+            let message = try await api.sendText("hi", to: group, as: alice).message
+            let cases: [(String, String, String, ErrorCode)] = [
+                ("POST", "/v1/conversations/\(group)/messages/delete", #"{"seqs":[1.5]}"#, .invalidField),
+                ("POST", "/v1/conversations/\(group)/messages/delete", #"{"seqs":"1"}"#, .invalidField),
+                ("POST", "/v1/conversations/\(group)/messages/delete", #"{"seqs":[1],"all":true}"#, .unknownField),
+                ("POST", "/v1/conversations/\(group)/messages/delete", #"{}"#, .missingField),
+                ("PATCH", "/v1/conversations/\(group)/settings", #"{"clearUpToSeq":1.5}"#, .invalidField),
+                ("PATCH", "/v1/conversations/\(group)/settings", #"{"clearUpToSeq":-1}"#, .invalidField),
+                ("PATCH", "/v1/messages/\(message.id)", #"{"text":5}"#, .invalidField),
+                ("PATCH", "/v1/messages/\(message.id)", #"{"text":"x","mentions":[2]}"#, .unknownField),
+                ("PATCH", "/v1/messages/0", #"{"text":"x"}"#, .invalidField),
+                (
+                    "POST", "/v1/messages/forward", #"{"messageId":1.5,"conversationId":1,"clientMsgId":"a"}"#,
+                    .invalidField
+                ),
+                ("POST", "/v1/messages/forward", #"{"conversationId":1,"clientMsgId":"a"}"#, .missingField),
+                ("POST", "/v1/conversations/\(group)/delivered", #"{"seq":-1}"#, .invalidField),
+                ("POST", "/v1/conversations/\(group)/delivered", #"{"seq":1,"conversationId":999}"#, .invalidField),
+                ("GET", "/v1/conversations/\(group)/messages/x/readers", "", .invalidField),
+                ("GET", "/v1/conversations/\(group)/messages/0/readers", "", .invalidField),
+            ]
+            for (method, path, body, code) in cases {
+                let response = try await api.raw(
+                    HTTPRequest.Method(method)!, path, body: body.isEmpty ? nil : body, token: alice.token)
+                #expect(response.status == 400, "\(method) \(path) \(body): \(response.body)")
+                #expect(try decodeJSON(ErrorBody.self, response.body).error.code == code, "\(path) \(body)")
+            }
+            #expect(try await api.fullHistory(of: group, as: alice).last == message)
+            #expect(try await summary(api, group, for: alice).settings.clearedUpToSeq == nil)
         }
     }
 }

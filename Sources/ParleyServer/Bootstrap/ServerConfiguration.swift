@@ -1,5 +1,5 @@
-import ParleyStore
 import ParleyCore
+import ParleyStore
 import ParleyStoreSQLite
 
 /// Everything `parley serve` can be told; the defaults run a complete server with nothing

@@ -16,7 +16,11 @@ struct MessageActionController {
         }
         routes.authenticated(.editMessage) { request, context, identity in
             let body = try await request.decodeJSON(EditMessageRequest.self, context: context)
-            return JSONResponse(try await actions.edit(try context.id("messageId"), body, by: identity))
+            let messageId: MessageID = try context.id("messageId")
+            if let named = body.messageId, named != messageId {
+                throw ParleyError(.invalidField, "'messageId' in the body differs from the path.")
+            }
+            return JSONResponse(try await actions.edit(messageId, body, by: identity))
         }
         routes.authenticated(.deleteMessages) { request, context, identity in
             let body = try await request.decodeJSON(DeleteMessagesRequest.self, context: context)
@@ -48,6 +52,15 @@ struct MessageActionController {
             .result(.delivered) { (body: ReadRequest, request) in
                 try await actions.markDelivered(
                     try request.conversationId(body.conversationId), upTo: body.seq, by: request.identity)
+            },
+            .result(.recall) { (body: RecallRequest, request) in
+                try await actions.recall(body.messageId, by: request.identity)
+            },
+            .result(.edit) { (body: EditMessageRequest, request) in
+                guard let messageId = body.messageId else {
+                    throw ParleyError(.missingField, "Missing field 'payload.messageId'.")
+                }
+                return try await actions.edit(messageId, body, by: request.identity)
             },
         ]
     }

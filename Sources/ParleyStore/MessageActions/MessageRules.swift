@@ -34,7 +34,8 @@ public enum MessageRules {
                 in: message.conversationId, at: now)
             guard now - message.sentAt <= windows.editMs else {
                 throw ParleyError(
-                    .editWindowPassed, "A message can be edited for \(windows.editMs / 1000) seconds after it was sent.")
+                    .editWindowPassed, "A message can be edited for \(windows.editMs / 1000) seconds after it was sent."
+                )
             }
             fields["text"] = .string(text)
             var edited = message
@@ -104,6 +105,7 @@ public enum MessageRules {
     public static func mentioned(
         _ mentions: Mentions, by senderId: UserID, role: MemberRole, in kind: ConversationKind, members: [UserID]
     ) throws -> [UserID] {
+        guard !mentions.isEmpty else { return [] }
         if mentions.all {
             guard kind == .group, role != .member else {
                 throw ParleyError(.mentionAllNotAllowed, "Only the group's owner and admins may mention everyone.")
