@@ -61,7 +61,7 @@ extension ClientStore {
             ])
         // A message beyond what the last summary counted that mentions the user and is unread.
         if let conversation, message.seq > conversation["max_seq"], message.seq > conversation["read_seq"],
-            message.seq > cleared, try mentions(message, user: selfId(db))
+            message.seq > cleared, mentions(message, user: try selfId(db))
         {
             try db.execute(
                 sql: "UPDATE conversations SET unread_mentions = unread_mentions + 1 WHERE id = ?",
@@ -94,7 +94,7 @@ extension ClientStore {
                 message.kind.rawValue, held["hidden"] == true ? "{}" : try JSONText.encode(message.content),
                 try message.quote.map(JSONText.encode), message.isForwarded, message.editedAt, keptText,
             ] + key)
-        if message.isRecalled, try mentions(before, user: me) {
+        if message.isRecalled, mentions(before, user: me) {
             try db.execute(
                 sql: """
                     UPDATE conversations SET unread_mentions = MAX(0, unread_mentions - 1)
@@ -143,7 +143,7 @@ extension ClientStore {
     }
 
     /// Whether `message` is one by someone else that mentions `user` (by id or everyone).
-    private static func mentions(_ message: Message, user: UserID?) throws -> Bool {
+    private static func mentions(_ message: Message, user: UserID?) -> Bool {
         guard let user, message.senderId != user else { return false }
         let mentions = message.typedContent.mentions
         return mentions.all || mentions.userIds.contains(user)
