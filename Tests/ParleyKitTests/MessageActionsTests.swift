@@ -89,10 +89,10 @@ extension LiveServerSuites {
             }
             let alice = try makeClient(server.url)
             try await signUp(alice, "alice")
-            #expect(await alice.messages.windows() == ParleyKit.MessageWindows(), "the defaults before")
+            #expect(await alice.messages.windows() == MessageWindows(), "the defaults before")
             await alice.connect()
             try await eventually("announced by `ready`") {
-                await alice.messages.windows() == ParleyKit.MessageWindows(recallMs: 5_000, editMs: 7_000)
+                await alice.messages.windows() == MessageWindows(recallMs: 5_000, editMs: 7_000)
             }
             await alice.disconnect()
             await server.stop()

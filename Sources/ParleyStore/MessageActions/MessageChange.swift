@@ -8,20 +8,6 @@ public enum MessageChange: Sendable, Hashable {
     case edit(text: String)
 }
 
-/// How long after sending a sender may recall or edit their own message (server settings).
-public struct MessageWindows: Sendable, Hashable {
-    public var recallMs: Int64
-    public var editMs: Int64
-
-    public init(recallMs: Int64, editMs: Int64) {
-        self.recallMs = recallMs
-        self.editMs = editMs
-    }
-
-    public static let defaults = MessageWindows(
-        recallMs: Limits.defaultRecallWindowSeconds * 1000, editMs: Limits.defaultEditWindowSeconds * 1000)
-}
-
 /// The facts ``MessageRules`` needs to decide a ``MessageChange``, read in the transaction
 /// that writes the outcome.
 public struct MessageChangeState: Sendable {
