@@ -153,6 +153,35 @@ extension LiveServerSuites {
             for node in nodes { await node.stop() }
         }
 
+        /// A recall, a delivered receipt and a mention made through one node reach a member
+        /// connected to another, live.
+        @Test func messageActionsOnOneNodeReachMembersOnAnother() async throws {
+            let (_, nodes, alice, bob) = try await Self.aliceAndBobOnTwoNodes()
+            let group = try await alice.conversations.createGroup(name: "nodes", usernames: ["bob"]).id
+            for client in [alice, bob] { await client.connect() }
+            guard case .sent(let seq) = try await alice.sendQueue.send(text: "secret", to: group).settled() else {
+                Issue.record("the send did not commit")
+                return
+            }
+            try await eventually("bob, on node 2, gets it") { try bob.store.message(in: group, seq: seq) != nil }
+            _ = try await alice.messages.recall(try #require(try alice.store.message(in: group, seq: seq)))
+            try await eventually("bob's device replaces it with the recalled form") {
+                try bob.store.message(in: group, seq: seq)?.kind == .recalled
+            }
+            #expect(!(try bob.store.allMessages(in: group).contains { text($0.content) == "secret" }))
+
+            let direct = try await alice.conversations.openDirect(withUsername: "bob").id
+            guard case .sent(let directSeq) = try await alice.sendQueue.send(text: "hi", to: direct).settled() else {
+                Issue.record("the direct send did not commit")
+                return
+            }
+            try await eventually("bob's device acknowledges delivery, and alice on node 1 hears it") {
+                try alice.store.othersDeliveredSeq(direct) == directSeq
+            }
+            for client in [alice, bob] { await client.disconnect() }
+            for node in nodes { await node.stop() }
+        }
+
         @Test func typingOnOneNodeShowsOnAnotherAndNothingIsStored() async throws {
             let (schema, nodes, alice, bob) = try await Self.aliceAndBobOnTwoNodes()
             let direct = try await alice.conversations.openDirect(withUsername: "bob").id
