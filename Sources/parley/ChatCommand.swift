@@ -32,7 +32,7 @@ struct Chat: AsyncParsableCommand {
             let context = await client.conversations.chat(summary.id)
             try await context.load(pageSize: 20)
             if summary.kind == .group { try? await context.loadReceipts() }
-            let screen = ChatScreen(client: client, context: context)
+            let screen = ChatScreen(client: client, context: context, isGroup: summary.kind == .group)
             let printer = Task { await screen.follow() }
             let status = Task {
                 for await status in await client.statusUpdates() { printNow("  (\(describe(status)))") }
@@ -53,7 +53,7 @@ struct Chat: AsyncParsableCommand {
                     if text.hasPrefix("/"), let command = ChatLineCommand(text) {
                         try await command.perform(in: context, client: client)
                     } else {
-                        try await context.send(text: text)
+                        try await context.send(text: text, mentions: await mentions(in: text, client: client))
                     }
                 } catch let error as ParleyError {
                     printNow("  ✗ \(error.message)")
@@ -89,13 +89,16 @@ struct Chat: AsyncParsableCommand {
 private actor ChatScreen {
     let client: ParleyClient
     let context: ChatContext
+    /// In a group, "read by N" says more than "read" (which means anyone has).
+    let isGroup: Bool
     private var shown: [String: ChatItem] = [:]
     private var newestShownSeq: Int64 = 0
     private var names: [UserID: String] = [:]
 
-    init(client: ParleyClient, context: ChatContext) {
+    init(client: ParleyClient, context: ChatContext, isGroup: Bool) {
         self.client = client
         self.context = context
+        self.isGroup = isGroup
     }
 
     func follow() async {
@@ -138,11 +141,11 @@ private actor ChatScreen {
     /// A line for each way a shown message changed: its receipt, a recall, an edit, its quote.
     private func printChanges(from before: ChatItem, to item: ChatItem) async {
         let number = item.seq.map { "#\($0) " } ?? ""
-        if before.delivery != item.delivery, let delivery = item.delivery {
-            printNow("  \(symbol(delivery)) \(quote(item)) \(label(delivery))")
+        if before.delivery != item.delivery, let delivery = item.delivery, !(isGroup && delivery.isReceipt) {
+            printNow("  \(symbol(delivery)) \(number)\(quote(item)) \(label(delivery))")
         }
         if before.readBy != item.readBy, let readers = item.readBy, readers > 0 {
-            printNow("  ✓✓ \(quote(item)) read by \(readers)")
+            printNow("  ✓✓ \(number)\(quote(item)) read by \(readers)")
         }
         if !before.isRecalled && item.isRecalled {
             printNow("  ↺ \(number)\(await describe(item))")
@@ -212,6 +215,16 @@ private actor ChatScreen {
         case .sent, .delivered: "✓"
         case .read: "✓✓"
         case .failed: "✗"
+        }
+    }
+}
+
+extension ChatItem.Delivery {
+    /// Whether it says what others did with the message (delivered, read).
+    var isReceipt: Bool {
+        switch self {
+        case .delivered, .read: true
+        default: false
         }
     }
 }

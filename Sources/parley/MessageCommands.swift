@@ -30,10 +30,11 @@ struct ChatLineCommand {
         guard let item = await context.items.first(where: { $0.seq == seq }) else {
             throw CLIError("No message #\(seq) is shown here.")
         }
+        if item.isRecalled, verb != .delete { throw CLIError("#\(seq) was recalled.") }
         switch verb {
         case .reply:
             guard !argument.isEmpty else { throw CLIError("Usage: /reply N text") }
-            try await context.sendReply(argument, to: item)
+            try await context.sendReply(argument, to: item, mentions: await mentions(in: argument, client: client))
         case .edit:
             guard !argument.isEmpty else { throw CLIError("Usage: /edit N text") }
             try await context.edit(item, text: argument)
@@ -88,4 +89,19 @@ struct Clear: AsyncParsableCommand {
             print("Cleared the history of \(await title(summary, client: client)) for you.")
         }
     }
+}
+
+/// Whom a typed text mentions: `@all`, and each `@username` that names a user (trailing
+/// punctuation aside); other words starting with `@` are left as text.
+func mentions(in text: String, client: ParleyClient) async -> Mentions {
+    var mentions = Mentions()
+    for word in text.split(whereSeparator: \.isWhitespace) where word.hasPrefix("@") {
+        let name = String(word.dropFirst()).trimmingCharacters(in: .punctuationCharacters)
+        if name == "all" {
+            mentions.all = true
+        } else if let user = try? await client.conversations.user(named: name), !mentions.userIds.contains(user.id) {
+            mentions.userIds.append(user.id)
+        }
+    }
+    return mentions
 }

@@ -128,7 +128,7 @@ import Testing
         try await chat.waitForOutput("alice: still there?")
 
         chat.type("yes, here")
-        try await chat.waitForOutput("✓ \"yes, here\" sent")
+        try await chat.waitForOutput("✓ #3 \"yes, here\" sent")
         let history = try await alice.succeed(["history", "bob"])
         #expect(history.components(separatedBy: "bob: yes, here").count == 2, "exactly once: \(history)")
         #expect(try await alice.succeed(["conversations"]).contains("@bob (1 unread) — yes, here"))

@@ -30,20 +30,22 @@ extension CLITests {
 
         bobChat.type("/reply 1 sure")
         try await bobChat.waitForOutput("bob: ↪ alice: lunch at noon? — sure")
-        try await bobChat.waitForOutput("✓ \"sure\" delivered")
+        try await bobChat.waitForOutput("✓ #2 \"sure\" delivered")
         await phone.disconnect()
 
         let aliceChat = try alice.start(["chat", "bob"])
         defer { aliceChat.terminate() }
         try await aliceChat.waitForOutput(" #2] bob: ↪ alice: lunch at noon? — sure")
         try await aliceChat.waitForOutput("(connected)")
-        try await bobChat.waitForOutput("✓✓ \"sure\" read")
+        try await bobChat.waitForOutput("✓✓ #2 \"sure\" read")
 
         bobChat.type("/edit 2 sure, 12:30?")
         try await aliceChat.waitForOutput("✎ #2 ↪ alice: lunch at noon? — sure, 12:30? (edited)")
 
         aliceChat.type("/recall 1")
         try await aliceChat.waitForOutput("↺ #1 * You recalled a message")
+        aliceChat.type("/recall 1")
+        try await aliceChat.waitForOutput("✗ #1 was recalled.")
         try await aliceChat.waitForOutput("(your text, to edit and send again: lunch at noon?)")
         try await bobChat.waitForOutput("↺ #1 * alice recalled a message")
         try await bobChat.waitForOutput("↪ #2 ↪ alice: recalled message — sure, 12:30? (edited)")
@@ -76,12 +78,12 @@ extension CLITests {
         defer { chat.terminate() }
         try await chat.waitForOutput("(connected)")
         chat.type("who reads this?")
-        try await chat.waitForOutput("✓ \"who reads this?\" sent")
+        try await chat.waitForOutput("✓ #1 \"who reads this?\" sent")
 
         for (reader, count) in [(bob, 1), (carol, 2)] {
             let theirs = try reader.start(["chat", "team"])
             try await theirs.waitForOutput("alice: who reads this?")
-            try await chat.waitForOutput("✓✓ \"who reads this?\" read by \(count)")
+            try await chat.waitForOutput("✓✓ #1 \"who reads this?\" read by \(count)")
             theirs.type("/quit")
             #expect(try await theirs.waitForExit() == 0)
         }
@@ -127,6 +129,27 @@ extension CLITests {
         let cleared = try await bob.succeed(["history", "alice"])
         #expect(!cleared.contains("hello"), "\(cleared)")
         #expect(try await alice.succeed(["history", "bob"]).contains("alice: hello"), "alice keeps hers")
+        await server.stop()
+    }
+
+    @Test func aChatLineMentionsTheUsersItNamesAndEveryoneWithAtAll() async throws {
+        let server = try await InProcessServer.start()
+        let (alice, bob) = try await Self.aliceAndBob(on: server)
+        let carol = CLIUser(server: server.url)
+        try await carol.succeed(["register", "carol", "--password", Self.password])
+        try await alice.succeed(["group", "create", "team", "bob", "carol"])
+        let chat = try alice.start(["chat", "team"])
+        defer { chat.terminate() }
+        try await chat.waitForOutput("(connected)")
+        chat.type("@bob, lunch? (@nobody is no user)")
+        try await chat.waitForOutput("✓ #1 ")
+        #expect(try await bob.succeed(["conversations"]).contains("[@me]"))
+        #expect(!(try await carol.succeed(["conversations"]).contains("[@me]")))
+        chat.type("@all meeting at 3")
+        try await chat.waitForOutput("✓ #2 ")
+        #expect(try await carol.succeed(["conversations"]).contains("[@me]"))
+        chat.type("/quit")
+        #expect(try await chat.waitForExit() == 0)
         await server.stop()
     }
 }
