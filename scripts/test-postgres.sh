@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts or stops a private PostgreSQL cluster for the tests: a temporary directory, a
 # loopback port, trust authentication, run as the unprivileged `postgres` user.
-#   scripts/test-postgres.sh start   # prints the URL to export as PARLEY_TEST_POSTGRES_URL
+#   scripts/test-postgres.sh start   # (re)creates the test database; prints the URL to export as PARLEY_TEST_POSTGRES_URL
 #   scripts/test-postgres.sh stop
 set -euo pipefail
 PORT="${PARLEY_TEST_POSTGRES_PORT:-54329}"
@@ -21,9 +21,10 @@ start)
         "${RUN[@]}" "$BIN/pg_ctl" -D "$DIR" -l "$DIR/server.log" -w \
             -o "-c listen_addresses=127.0.0.1 -p $PORT -k $DIR -c max_connections=300 -c fsync=off" start >/dev/null
     fi
-    "${RUN[@]}" "$BIN/psql" -h 127.0.0.1 -p "$PORT" -U postgres -qtc \
-        "SELECT 1 FROM pg_database WHERE datname = 'parley_test'" | grep -q 1 \
-        || "${RUN[@]}" "$BIN/createdb" -h 127.0.0.1 -p "$PORT" -U postgres parley_test
+    # A fresh database each time: every test makes schemas of its own and leaves them, and a
+    # catalog of thousands of schemas slows DDL until timing-sensitive tests fail.
+    "${RUN[@]}" "$BIN/dropdb" -h 127.0.0.1 -p "$PORT" -U postgres --if-exists --force parley_test
+    "${RUN[@]}" "$BIN/createdb" -h 127.0.0.1 -p "$PORT" -U postgres parley_test
     echo "postgres://postgres@127.0.0.1:$PORT/parley_test"
     ;;
 stop)
