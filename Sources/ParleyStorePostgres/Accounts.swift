@@ -97,8 +97,12 @@ extension PostgresStore {
         else { throw ParleyError(.userNotFound, "User \(userId) does not exist.") }
         let event = UserEvent(seq: seq, at: now, body)
         try await connection.rows(
-            "INSERT INTO user_events (user_id, seq, body) VALUES ($1, $2, $3)",
-            [.int(userId.rawValue), .int(seq), .text(try JSONText.encode(event))], logger: logger)
+            "INSERT INTO user_events (user_id, seq, body, message_id) VALUES ($1, $2, $3, $4)",
+            [
+                .int(userId.rawValue), .int(seq), .text(try JSONText.encode(event)),
+                SQLValue(body.updatedMessageId?.rawValue),
+            ],
+            logger: logger)
         return event
     }
 }

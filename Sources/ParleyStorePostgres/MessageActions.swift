@@ -26,9 +26,10 @@ extension PostgresStore {
             let conversation = try await connection.rows(
                 "SELECT kind, dissolved_at, mute_all FROM conversations WHERE id = $1 FOR UPDATE",
                 [.int(conversationId.rawValue)], logger: self.logger)[0]
-            let members = try await connection.rows(
+            let rows = try await connection.rows(
                 "SELECT * FROM members WHERE conversation_id = $1", [.int(conversationId.rawValue)], logger: self.logger
-            ).map(Member.init(row:))
+            )
+            let members = try rows.map(Member.init(row:))
             let state = MessageChangeState(
                 message: try await self.message(connection, id) ?? message,
                 conversationKind: ConversationRules.kind(stored: try conversation.text("kind")),
@@ -48,15 +49,43 @@ extension PostgresStore {
                     "DELETE FROM mentions WHERE conversation_id = $1 AND seq = $2",
                     [.int(conversationId.rawValue), .int(message.seq)], logger: self.logger)
             }
+            if updated.isRecalled {
+                // Earlier edits of it leave no text behind in anyone's event stream.
+                for event in try await connection.rows(
+                    "SELECT user_id, seq, body FROM user_events WHERE message_id = $1", [.int(id.rawValue)],
+                    logger: self.logger)
+                {
+                    let redacted = MessageRules.redacted(
+                        try JSONText.decode(UserEvent.self, from: try event.text("body")), recalled: updated)
+                    try await connection.rows(
+                        "UPDATE user_events SET body = $1 WHERE user_id = $2 AND seq = $3",
+                        [
+                            .text(try JSONText.encode(redacted)), .int(try event.int("user_id")),
+                            .int(try event.int("seq")),
+                        ],
+                        logger: self.logger)
+                }
+            }
             try await connection.rows(
-                "UPDATE messages SET quote = $1 WHERE reply_to_id = $2",
+                "UPDATE messages SET quote = $1 WHERE reply_to_id = $2 AND kind <> 'recalled'",
                 [.text(try JSONText.encode(MessageQuote(of: updated))), .int(id.rawValue)], logger: self.logger)
             try await connection.rows(
                 "UPDATE conversations SET version = $1 WHERE id = $2",
                 [.int(try await self.nextVersion(connection)), .int(conversationId.rawValue)], logger: self.logger)
+            // Members who deleted the message for themselves, or cleared past it, hear nothing.
+            let deletedBy = Set(
+                try await connection.rows(
+                    "SELECT user_id FROM deleted_messages WHERE conversation_id = $1 AND seq = $2",
+                    [.int(conversationId.rawValue), .int(message.seq)], logger: self.logger
+                ).map { try $0.int("user_id") })
+            let audience = try rows.filter {
+                MessageRules.stillSees(
+                    message.seq, deleted: deletedBy.contains(try $0.int("user_id")),
+                    clearedUpTo: try $0.optionalInt("cleared_seq"))
+            }.map { UserID(try $0.int("user_id")) }
             try await self.announce(
                 connection, notes,
-                [Announcement(to: members.map(\.userId), MessageUpdated(message: updated, updatedBy: userId).body)],
+                [Announcement(to: audience, MessageUpdated(message: updated, updatedBy: userId).body)],
                 at: now)
             return updated
         }

@@ -98,8 +98,8 @@ extension SQLiteStore {
         }
         let event = UserEvent(seq: seq, at: now, body)
         try db.execute(
-            sql: "INSERT INTO user_events (user_id, seq, body) VALUES (?, ?, ?)",
-            arguments: [userId.rawValue, seq, try JSONText.encode(event)])
+            sql: "INSERT INTO user_events (user_id, seq, body, message_id) VALUES (?, ?, ?, ?)",
+            arguments: [userId.rawValue, seq, try JSONText.encode(event), body.updatedMessageId?.rawValue])
         return event
     }
 }

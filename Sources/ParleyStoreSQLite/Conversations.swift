@@ -122,7 +122,7 @@ extension SQLiteStore {
                         WHERE o.conversation_id = c.id AND o.user_id != m.user_id) AS others_read_seq,
                     (SELECT COALESCE(MAX(MAX(o.delivered_seq, o.read_seq)), 0) FROM members o
                         WHERE o.conversation_id = c.id AND o.user_id != m.user_id) AS others_delivered_seq,
-                    (SELECT COUNT(*) FROM mentions x
+                    (SELECT COUNT(DISTINCT x.seq) FROM mentions x
                         WHERE x.conversation_id = c.id AND x.user_id IN (m.user_id, 0) AND x.sender_id != m.user_id
                         AND x.seq > MAX(m.read_seq, COALESCE(m.cleared_seq, 0))) AS unread_mentions,
                     lm.id AS lm_id, lm.seq AS lm_seq, lm.sender_id AS lm_sender_id,

@@ -24,9 +24,10 @@ extension SQLiteStore {
             let conversation = try Row.fetchOne(
                 db, sql: "SELECT kind, dissolved_at, mute_all FROM conversations WHERE id = ?",
                 arguments: [message.conversationId.rawValue])!
-            let members = try Row.fetchAll(
+            let rows = try Row.fetchAll(
                 db, sql: "SELECT * FROM members WHERE conversation_id = ?", arguments: [message.conversationId.rawValue]
-            ).map(Member.init(row:))
+            )
+            let members = rows.map(Member.init(row:))
             let state = MessageChangeState(
                 message: message, conversationKind: ConversationRules.kind(stored: conversation["kind"]),
                 dissolvedAt: conversation["dissolved_at"], muteAll: conversation["mute_all"],
@@ -44,15 +45,35 @@ extension SQLiteStore {
                     sql: "DELETE FROM mentions WHERE conversation_id = ? AND seq = ?",
                     arguments: [message.conversationId.rawValue, message.seq])
             }
+            if updated.isRecalled {
+                // Earlier edits of it leave no text behind in anyone's event stream.
+                for event in try Row.fetchAll(
+                    db, sql: "SELECT user_id, seq, body FROM user_events WHERE message_id = ?", arguments: [id.rawValue]
+                ) {
+                    let redacted = MessageRules.redacted(
+                        try JSONText.decode(UserEvent.self, from: event["body"]), recalled: updated)
+                    try db.execute(
+                        sql: "UPDATE user_events SET body = ? WHERE user_id = ? AND seq = ?",
+                        arguments: [try JSONText.encode(redacted), event["user_id"], event["seq"]])
+                }
+            }
             try db.execute(
-                sql: "UPDATE messages SET quote = ? WHERE reply_to_id = ?",
+                sql: "UPDATE messages SET quote = ? WHERE reply_to_id = ? AND kind <> 'recalled'",
                 arguments: [try JSONText.encode(MessageQuote(of: updated)), id.rawValue])
             try db.execute(
                 sql: "UPDATE conversations SET version = ? WHERE id = ?",
                 arguments: [try self.nextVersion(db), message.conversationId.rawValue])
+            // Members who deleted the message for themselves, or cleared past it, hear nothing.
+            let deletedBy = Set(
+                try Int64.fetchAll(
+                    db, sql: "SELECT user_id FROM deleted_messages WHERE conversation_id = ? AND seq = ?",
+                    arguments: [message.conversationId.rawValue, message.seq]))
+            let audience = rows.filter {
+                MessageRules.stillSees(
+                    message.seq, deleted: deletedBy.contains($0["user_id"]), clearedUpTo: $0["cleared_seq"])
+            }.map { UserID($0["user_id"]) }
             try self.announce(
-                db, [Announcement(to: members.map(\.userId), MessageUpdated(message: updated, updatedBy: userId).body)],
-                at: now)
+                db, [Announcement(to: audience, MessageUpdated(message: updated, updatedBy: userId).body)], at: now)
             return updated
         }
     }

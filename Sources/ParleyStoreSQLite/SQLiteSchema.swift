@@ -176,6 +176,9 @@ enum SQLiteSchema {
                     CREATE INDEX messages_by_reply ON messages(reply_to_id) WHERE reply_to_id IS NOT NULL;
                     ALTER TABLE members ADD COLUMN delivered_seq INTEGER NOT NULL DEFAULT 0;
                     ALTER TABLE members ADD COLUMN cleared_seq INTEGER;
+                    -- The message a message.updated event carries, so that its recall rewrites it.
+                    ALTER TABLE user_events ADD COLUMN message_id INTEGER;
+                    CREATE INDEX user_events_by_message ON user_events(message_id) WHERE message_id IS NOT NULL;
 
                     CREATE TABLE mentions (
                         conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,

@@ -179,6 +179,9 @@ import Testing
             let overSocket: Message = try await socket.call(
                 .edit, EditMessageRequest(messageId: original.id, text: "lunch at 1:30"))
             #expect(overSocket.content == ["text": "lunch at 1:30"])
+            #expect(
+                overSocket.editedAt == edited.editedAt! + 1,
+                "a second edit in the same millisecond is still later, so devices keep it")
             let noId = try await socket.request(.edit, EditMessageRequest(text: "x"))
             #expect(try noId.payload(ParleyError.self).code == .missingField)
             let recalledOverSocket: Message = try await socket.call(.recall, RecallRequest(messageId: reply.id))
@@ -391,6 +394,9 @@ import Testing
             let _: ReadReceipt = try await api.call(
                 .post, "/v1/conversations/\(group)/read", ReadRequest(seq: all.seq), token: bob.token)
             #expect(try await summary(api, group, for: bob).unreadMentions == 0)
+            _ = try await send(
+                api, .text, ["text": "@bob and @all", "mentions": [id(bob)], "mentionAll": true], to: group, as: alice)
+            #expect(try await summary(api, group, for: bob).unreadMentions == 1, "one message counts once")
         }
     }
 
@@ -539,6 +545,58 @@ import Testing
             }
             #expect(try await api.fullHistory(of: group, as: alice).last == message)
             #expect(try await summary(api, group, for: alice).settings.clearedUpToSeq == nil)
+        }
+    }
+
+    @Test func aRecallLeavesNoEditedTextInEventsAndSparesThoseWhoDeletedOrClearedTheMessage() async throws {
+        try await withServer { api in
+            let alice = try await api.signUp("alice")
+            let bob = try await api.signUp("bob")
+            let cyd = try await api.signUp("cyd")
+            let dan = try await api.signUp("dan")
+            let group = try await api.createGroup("team", by: alice, with: [bob, cyd, dan])
+            var cursors: [UserID: String] = [:]
+            for user in [bob, cyd, dan] {
+                let start: SyncResponse = try await api.call(.get, "/v1/sync", token: user.token)
+                cursors[user.id] = start.cursor
+            }
+            let message = try await api.sendText("draft", to: group, as: alice).message
+            let reply = try await send(
+                api, .reply, ["text": "hm", "replyTo": .number(.integer(message.id.rawValue))], to: group, as: dan)
+            let _: Message = try await api.call(
+                .patch, "/v1/messages/\(message.id)", EditMessageRequest(text: "the real secret"), token: alice.token)
+            let _: MessagesDeleted = try await api.call(
+                .post, "/v1/conversations/\(group)/messages/delete", DeleteMessagesRequest(seqs: [message.seq]),
+                token: bob.token)
+            let _: ConversationSummary = try await api.call(
+                .patch, "/v1/conversations/\(group)/settings", UpdateSettingsRequest(clearUpToSeq: message.seq),
+                token: cyd.token)
+            _ = try await recall(api, reply, as: dan)
+            let recalled = try await recall(api, message, as: alice)
+
+            for user in [bob, cyd, dan] {
+                let synced: SyncResponse = try await api.call(
+                    .get, "/v1/sync?cursor=\(cursors[user.id]!)", token: user.token)
+                let text = try JSONText.encode(synced.events)
+                #expect(!text.contains("the real secret"), "\(user.username): the edit's text is gone from the log")
+                let updates = synced.events.compactMap { event -> Message? in
+                    guard case .messageUpdated(let update) = event.body, update.message.id == message.id else {
+                        return nil
+                    }
+                    return update.message
+                }
+                switch user.username {
+                case "dan":
+                    #expect(updates == [recalled, recalled], "the edit's event now carries the recalled form too")
+                case "bob":
+                    #expect(updates == [recalled], "bob heard the edit, not the recall of what he had deleted")
+                default:
+                    #expect(updates == [recalled], "cyd cleared past it after the edit: the recall is not hers")
+                }
+            }
+            let replyNow = try await api.fullHistory(of: group, as: alice).first { $0.id == reply.id }
+            #expect(replyNow?.kind == .recalled)
+            #expect(replyNow?.quote == nil, "a recalled reply gets no quote back when its target changes")
         }
     }
 }

@@ -41,7 +41,9 @@ public enum MessageRules {
             var edited = message
             edited.content = .object(fields)
             _ = try MessageContent(kind: message.kind, content: edited.content)
-            edited.editedAt = now
+            // Strictly after the form it replaces, whichever node's clock serves it: a device
+            // keeps the latest form by this time.
+            edited.editedAt = max(now, (message.editedAt ?? message.sentAt) + 1)
             return edited
         }
     }
@@ -140,6 +142,19 @@ public enum MessageRules {
         return Message(
             id: message.id, conversationId: message.conversationId, seq: message.seq, senderId: message.senderId,
             clientMsgId: message.clientMsgId, kind: .deleted, content: .object([:]), sentAt: message.sentAt)
+    }
+
+    /// An earlier `message.updated` event of a message that is now recalled, carrying the
+    /// recalled form instead of the text it had then (the event log keeps no recalled text).
+    public static func redacted(_ event: UserEvent, recalled: Message) -> UserEvent {
+        guard case .messageUpdated(let update) = event.body, update.message.id == recalled.id else { return event }
+        return UserEvent(
+            seq: event.seq, at: event.at, MessageUpdated(message: recalled, updatedBy: update.updatedBy).body)
+    }
+
+    /// Whether a member still sees seq `seq`: not deleted for themselves, not cleared.
+    public static func stillSees(_ seq: Int64, deleted: Bool, clearedUpTo: Int64?) -> Bool {
+        !deleted && seq > (clearedUpTo ?? 0)
     }
 
     public static func notFound(_ id: MessageID) -> ParleyError {
