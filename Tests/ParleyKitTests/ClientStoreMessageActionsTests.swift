@@ -274,4 +274,22 @@ extension ClientStoreTests {
         #expect(try store.conversation(Self.chat)?.lastMessage?.quote?.kind == .recalled)
         #expect(try store.conversation(Self.chat)?.lastMessage?.quote?.text == nil)
     }
+
+    @Test func aMessageDeletedBeforeItArrivedTakesItsIdSoRepliesFollowIt() throws {
+        let store = try signedInStore()
+        try store.applyEvent(UserEvent(seq: 1, at: 0, MessagesDeleted(conversationId: Self.chat, seqs: [1]).body))
+        let target = text(1, "words")
+        #expect(try store.saveMessages([target]) == StoreChanges())
+        #expect(try store.allMessages(in: Self.chat).isEmpty, "still hidden")
+        #expect(try store.message(withId: target.id, in: Self.chat) == nil)
+        try store.applyEvent(updatedEvent(2, recalled(target)))
+
+        // A reply whose push was on its way while its target was recalled.
+        var late = text(2, "me too")
+        late.kind = .reply
+        late.content = OutgoingContent.reply("me too", to: target.id)
+        late.quote = MessageQuote(of: target)
+        try store.saveMessages([late])
+        #expect(try store.message(in: Self.chat, seq: 2)?.quote?.kind == .recalled)
+    }
 }

@@ -78,25 +78,31 @@ extension ClientStore {
     }
 
     /// Replaces a held message by `message` when it is a newer form of it; a recall of the
-    /// user's own text keeps that text aside (``recalledText(in:seq:)``).
+    /// user's own text keeps that text aside (``recalledText(in:seq:)``). A placeholder held
+    /// for a seq the user deleted before its message arrived takes the message's id and
+    /// fields (so that replies find what they quote), and stays hidden.
     private static func replace(_ db: Database, _ message: Message) throws -> StoreChanges {
         let key: StatementArguments = [message.conversationId.rawValue, message.seq]
         guard
             let held = try Row.fetchOne(
-                db, sql: "SELECT * FROM messages WHERE conversation_id = ? AND seq = ?", arguments: key),
-            supersedes(message, kind: MessageKind(rawValue: held["kind"]), editedAt: held["edited_at"])
+                db, sql: "SELECT * FROM messages WHERE conversation_id = ? AND seq = ?", arguments: key)
         else { return StoreChanges() }
         let hidden = held["hidden"] == true
+        let heldId: Int64 = held["id"]
+        let placeholder = hidden && heldId == 0
+        guard placeholder || supersedes(message, kind: MessageKind(rawValue: held["kind"]), editedAt: held["edited_at"])
+        else { return StoreChanges() }
         let before = try Self.message(held)
         let me = try selfId(db)
         let keptText = message.isRecalled && before.senderId == me && !hidden ? before.typedContent.text : nil
         try db.execute(
             sql: """
-                UPDATE messages SET kind = ?, content = ?, quote = ?, forwarded = ?, edited_at = ?,
-                    recalled_text = COALESCE(?, recalled_text)
+                UPDATE messages SET id = ?, sender_id = ?, client_msg_id = ?, sent_at = ?, kind = ?, content = ?,
+                    quote = ?, forwarded = ?, edited_at = ?, recalled_text = COALESCE(?, recalled_text)
                 WHERE conversation_id = ? AND seq = ?
                 """,
             arguments: [
+                message.id.rawValue, message.senderId.rawValue, message.clientMsgId, message.sentAt,
                 message.kind.rawValue, hidden ? "{}" : try JSONText.encode(message.content),
                 try message.quote.map(JSONText.encode), message.isForwarded, message.editedAt, keptText,
             ] + key)
