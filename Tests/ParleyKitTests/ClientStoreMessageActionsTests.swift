@@ -292,4 +292,34 @@ extension ClientStoreTests {
         try store.saveMessages([late])
         #expect(try store.message(in: Self.chat, seq: 2)?.quote?.kind == .recalled)
     }
+
+    @Test func aRecalledMentionCountsOnceWhenItsSummaryAndItsEventComeInTheSameSync() throws {
+        let store = try signedInStore()
+        let first = text(1, mentions: Mentions([Self.me]))
+        let second = text(2, mentions: Mentions([Self.me]))
+        try store.saveMessages([first, second])
+        #expect(try store.conversation(Self.chat)?.unreadMentions == 2)
+        // Offline, the first was recalled: the summary counts 1, and the recall comes as an event.
+        _ = try store.applySync(
+            syncPage([chatSummary(maxSeq: 2, mentions: 1, last: second)], [updatedEvent(1, recalled(first))]))
+        #expect(try store.conversation(Self.chat)?.unreadMentions == 1)
+        #expect(try store.allMessages(in: Self.chat).first == recalled(first))
+
+        // The summary's last message is the recalled mention itself.
+        _ = try store.applySync(syncPage([chatSummary(maxSeq: 2, mentions: 0, last: recalled(second))]))
+        #expect(try store.conversation(Self.chat)?.unreadMentions == 0)
+
+        // The recall in a later page of the same run than the summary.
+        let third = text(3, mentions: Mentions([Self.me]))
+        let fourth = text(4, mentions: Mentions([Self.me]))
+        try store.saveMessages([third, fourth])
+        #expect(try store.conversation(Self.chat)?.unreadMentions == 2)
+        _ = try store.applySync(syncPage([chatSummary(maxSeq: 4, mentions: 1, last: fourth)]))
+        _ = try store.applySync(syncPage([], [updatedEvent(3, recalled(third))]), summarized: [Self.chat])
+        #expect(try store.conversation(Self.chat)?.unreadMentions == 1)
+
+        // Pushed, or in a sync that does not summarise the conversation, a recall counts.
+        try store.applyEvent(updatedEvent(4, recalled(fourth)))
+        #expect(try store.conversation(Self.chat)?.unreadMentions == 0)
+    }
 }

@@ -24,8 +24,10 @@ extension ClientStore {
         return (incoming.editedAt ?? 0) > (editedAt ?? 0)
     }
 
-    /// Stores one message (see ``saveMessages(_:)``).
-    static func store(_ db: Database, _ message: Message) throws -> StoreChanges {
+    /// Stores one message (see ``saveMessages(_:)``). `countsMentions` false leaves the
+    /// conversation's count of unread mentions alone (a summary just gave it, counting this
+    /// message as it now stands).
+    static func store(_ db: Database, _ message: Message, countsMentions: Bool = true) throws -> StoreChanges {
         if message.kind == .deleted { return try hide(db, message.conversationId, seqs: [message.seq]) }
         var message = message
         message.quote = try currentQuote(db, message)
@@ -49,7 +51,7 @@ extension ClientStore {
                 try message.quote.map(JSONText.encode), message.isForwarded, message.editedAt, message.seq <= cleared,
             ])
         guard db.changesCount == 1 else {
-            let changes = try replace(db, message)
+            let changes = try replace(db, message, countsMentions: countsMentions)
             try refreshLastMessage(db, message.conversationId)
             return changes
         }
@@ -64,8 +66,8 @@ extension ClientStore {
                 message.seq, try JSONText.encode(message), message.seq, message.sentAt, message.conversationId.rawValue,
             ])
         // A message beyond what the last summary counted that mentions the user and is unread.
-        if let conversation, message.seq > conversation["max_seq"], message.seq > conversation["read_seq"],
-            message.seq > cleared, mentions(message, user: try selfId(db))
+        if countsMentions, let conversation, message.seq > conversation["max_seq"],
+            message.seq > conversation["read_seq"], message.seq > cleared, mentions(message, user: try selfId(db))
         {
             try db.execute(
                 sql: "UPDATE conversations SET unread_mentions = unread_mentions + 1 WHERE id = ?",
@@ -81,7 +83,7 @@ extension ClientStore {
     /// user's own text keeps that text aside (``recalledText(in:seq:)``). A placeholder held
     /// for a seq the user deleted before its message arrived takes the message's id and
     /// fields (so that replies find what they quote), and stays hidden.
-    private static func replace(_ db: Database, _ message: Message) throws -> StoreChanges {
+    private static func replace(_ db: Database, _ message: Message, countsMentions: Bool) throws -> StoreChanges {
         let key: StatementArguments = [message.conversationId.rawValue, message.seq]
         guard
             let held = try Row.fetchOne(
@@ -106,7 +108,7 @@ extension ClientStore {
                 message.kind.rawValue, hidden ? "{}" : try JSONText.encode(message.content),
                 try message.quote.map(JSONText.encode), message.isForwarded, message.editedAt, keptText,
             ] + key)
-        if message.isRecalled, mentions(before, user: me) {
+        if countsMentions, message.isRecalled, mentions(before, user: me) {
             try db.execute(
                 sql: """
                     UPDATE conversations SET unread_mentions = MAX(0, unread_mentions - 1)
