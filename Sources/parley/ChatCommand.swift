@@ -53,7 +53,8 @@ struct Chat: AsyncParsableCommand {
                     if text.hasPrefix("/"), let command = ChatLineCommand(text) {
                         try await command.perform(in: context, client: client)
                     } else {
-                        try await context.send(text: text, mentions: await mentions(in: text, client: client))
+                        try await context.send(
+                            text: text, mentions: await mentions(in: text, conversation: summary.id, client: client))
                     }
                 } catch let error as ParleyError {
                     printNow("  ✗ \(error.message)")

@@ -34,7 +34,9 @@ struct ChatLineCommand {
         switch verb {
         case .reply:
             guard !argument.isEmpty else { throw CLIError("Usage: /reply N text") }
-            try await context.sendReply(argument, to: item, mentions: await mentions(in: argument, client: client))
+            try await context.sendReply(
+                argument, to: item,
+                mentions: await mentions(in: argument, conversation: context.conversationId, client: client))
         case .edit:
             guard !argument.isEmpty else { throw CLIError("Usage: /edit N text") }
             try await context.edit(item, text: argument)
@@ -91,17 +93,35 @@ struct Clear: AsyncParsableCommand {
     }
 }
 
-/// Whom a typed text mentions: `@all`, and each `@username` that names a user (trailing
-/// punctuation aside); other words starting with `@` are left as text.
-func mentions(in text: String, client: ParleyClient) async -> Mentions {
+/// Whom a text typed in a conversation mentions: each `@username` that names a user
+/// (trailing punctuation aside), and everyone for `@all` when the user may mention everyone
+/// there (``mayMentionEveryone(in:client:)``). Other words starting with `@`, and `@all`
+/// typed by anyone else, are left as text: the server would refuse the whole message.
+func mentions(in text: String, conversation: ConversationID, client: ParleyClient) async -> Mentions {
     var mentions = Mentions()
+    var everyoneAllowed: Bool?
     for word in text.split(whereSeparator: \.isWhitespace) where word.hasPrefix("@") {
         let name = String(word.dropFirst()).trimmingCharacters(in: .punctuationCharacters)
         if name == "all" {
-            mentions.all = true
+            if everyoneAllowed == nil { everyoneAllowed = await mayMentionEveryone(in: conversation, client: client) }
+            mentions.all = everyoneAllowed == true
         } else if let user = try? await client.conversations.user(named: name), !mentions.userIds.contains(user.id) {
             mentions.userIds.append(user.id)
         }
     }
     return mentions
+}
+
+/// Whether the user may mention everyone in a conversation: in a group, as its owner or an
+/// admin (the member list is fetched when this device does not hold it whole).
+func mayMentionEveryone(in conversationId: ConversationID, client: ParleyClient) async -> Bool {
+    guard let me = await client.session.currentUser?.id,
+        (try? client.store.conversation(conversationId))??.kind == .group
+    else { return false }
+    func role() -> MemberRole? {
+        try? client.store.group(conversationId, viewer: me).members.first { $0.userId == me }?.role
+    }
+    let known = (try? client.store.group(conversationId, viewer: me).membersAreComplete) ?? false
+    if !known || role() == nil { _ = try? await client.groups.refresh(conversationId) }
+    return role().map { $0 != .member } ?? false
 }

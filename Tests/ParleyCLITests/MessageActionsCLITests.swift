@@ -152,4 +152,31 @@ extension CLITests {
         #expect(try await chat.waitForExit() == 0)
         await server.stop()
     }
+
+    /// Only a group's owner and admins may mention everyone: anyone else's `@all`, and any
+    /// `@all` in a direct chat, is sent as plain text rather than refused.
+    @Test func atAllFromAPlainMemberOrInADirectChatIsPlainText() async throws {
+        let server = try await InProcessServer.start()
+        let (alice, bob) = try await Self.aliceAndBob(on: server)
+        let carol = CLIUser(server: server.url)
+        try await carol.succeed(["register", "carol", "--password", Self.password])
+        try await alice.succeed(["group", "create", "team", "bob", "carol"])
+        let chat = try bob.start(["chat", "team"])
+        defer { chat.terminate() }
+        try await chat.waitForOutput("(connected)")
+        chat.type("thanks @all")
+        try await chat.waitForOutput("✓ #1 \"thanks @all\" sent")
+        #expect(!(try await carol.succeed(["conversations"]).contains("[@me]")))
+        chat.type("/quit")
+        #expect(try await chat.waitForExit() == 0)
+
+        let direct = try alice.start(["chat", "bob"])
+        defer { direct.terminate() }
+        try await direct.waitForOutput("(connected)")
+        direct.type("@all hi")
+        try await direct.waitForOutput("✓ #1 \"@all hi\" sent")
+        direct.type("/quit")
+        #expect(try await direct.waitForExit() == 0)
+        await server.stop()
+    }
 }

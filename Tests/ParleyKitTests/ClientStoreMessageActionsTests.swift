@@ -199,4 +199,127 @@ extension ClientStoreTests {
         try store.saveConversation(summary(maxSeq: 6, readSeq: 2, mentions: 2))
         #expect(try store.conversation(Self.chat)?.unreadMentions == 0, "an older summary read before the read")
     }
+
+    /// A summary of ``chat`` as a sync page brings it.
+    func chatSummary(maxSeq: Int64, readSeq: Int64 = 0, mentions: Int = 0, last: Message?) -> ConversationSummary {
+        ConversationSummary(
+            id: Self.chat, kind: .group, name: "g", peerId: nil, memberCount: 3, maxSeq: maxSeq, readSeq: readSeq,
+            unreadMentions: mentions, lastMessage: last, createdAt: 0, lastActivityAt: 1_000 + maxSeq)
+    }
+
+    func syncPage(_ conversations: [ConversationSummary], _ events: [UserEvent] = []) -> SyncResponse {
+        SyncResponse(conversations: conversations, events: events, cursor: "c", hasMore: false)
+    }
+
+    @Test func thePreviewOfASummaryReadBeforeAPushedRecallOrEditKeepsTheNewestForm() throws {
+        let store = try signedInStore()
+        let original = text(1, "secret")
+        try store.saveMessages([original])
+        try store.applyEvent(updatedEvent(1, recalled(original)))
+        _ = try store.applySync(syncPage([chatSummary(maxSeq: 1, last: original)]))
+        #expect(try store.conversation(Self.chat)?.lastMessage == recalled(original), "not the recalled text")
+
+        let second = text(2, "draft")
+        try store.saveMessages([second])
+        let edit = edited(second, "final", at: 9_000)
+        try store.applyEvent(updatedEvent(2, edit))
+        _ = try store.applySync(syncPage([chatSummary(maxSeq: 2, last: second)]))
+        #expect(try store.conversation(Self.chat)?.lastMessage == edit)
+        try store.saveConversation(chatSummary(maxSeq: 2, last: second))
+        #expect(try store.conversation(Self.chat)?.lastMessage == edit, "a summary saved outside sync too")
+
+        let newer = edited(second, "newest", at: 9_500)
+        try store.saveConversation(chatSummary(maxSeq: 2, last: newer))
+        #expect(try store.conversation(Self.chat)?.lastMessage == newer, "a summary newer than the held form")
+    }
+
+    @Test func thePreviewOfAMessageDeletedForTheUserStaysAPlaceholderWhenTheMessageIsEdited() throws {
+        let store = try signedInStore()
+        let message = text(1, "hello")
+        try store.saveMessages([message])
+        try store.applyEvent(UserEvent(seq: 1, at: 0, MessagesDeleted(conversationId: Self.chat, seqs: [1]).body))
+        let edit = edited(message, "hello, edited", at: 9_000)
+        #expect(try store.applyEvent(updatedEvent(2, edit)) == StoreChanges(), "nothing shown changes")
+        let last = try #require(try store.conversation(Self.chat)?.lastMessage)
+        #expect(last.kind == .deleted)
+        #expect(last.content == [:])
+        #expect(last.id == message.id)
+        #expect(last.editedAt == nil)
+        _ = try store.applySync(syncPage([chatSummary(maxSeq: 1, last: edit)]))
+        #expect(try store.conversation(Self.chat)?.lastMessage?.kind == .deleted, "nor does an older summary")
+    }
+
+    @Test func clearingHistoryClearsThePreview() throws {
+        let store = try signedInStore()
+        try store.saveMessages([text(1), text(2)])
+        #expect(try store.conversation(Self.chat)?.lastMessage == text(2))
+        try store.applyEvent(settingsEvent(1, Self.chat.rawValue, ConversationSettings(clearedUpToSeq: 2)))
+        #expect(try store.conversation(Self.chat)?.lastMessage == nil)
+        try store.saveMessages([text(3)])
+        #expect(try store.conversation(Self.chat)?.lastMessage == text(3), "a later message shows again")
+    }
+
+    @Test func thePreviewOfAReplyQuotesItsTargetAsItNowStands() throws {
+        let store = try signedInStore()
+        let target = text(1, "original words")
+        var reply = text(2, from: Self.me, "agreed")
+        reply.kind = .reply
+        reply.content = OutgoingContent.reply("agreed", to: target.id)
+        reply.quote = MessageQuote(of: target)
+        try store.saveMessages([target, reply])
+        let edit = edited(target, "better words", at: 5_000)
+        try store.applyEvent(updatedEvent(1, edit))
+        #expect(try store.conversation(Self.chat)?.lastMessage?.quote == MessageQuote(of: edit))
+        try store.applyEvent(updatedEvent(2, recalled(target)))
+        #expect(try store.conversation(Self.chat)?.lastMessage?.quote?.kind == .recalled)
+        #expect(try store.conversation(Self.chat)?.lastMessage?.quote?.text == nil)
+    }
+
+    @Test func aMessageDeletedBeforeItArrivedTakesItsIdSoRepliesFollowIt() throws {
+        let store = try signedInStore()
+        try store.applyEvent(UserEvent(seq: 1, at: 0, MessagesDeleted(conversationId: Self.chat, seqs: [1]).body))
+        let target = text(1, "words")
+        #expect(try store.saveMessages([target]) == StoreChanges())
+        #expect(try store.allMessages(in: Self.chat).isEmpty, "still hidden")
+        #expect(try store.message(withId: target.id, in: Self.chat) == nil)
+        try store.applyEvent(updatedEvent(2, recalled(target)))
+
+        // A reply whose push was on its way while its target was recalled.
+        var late = text(2, "me too")
+        late.kind = .reply
+        late.content = OutgoingContent.reply("me too", to: target.id)
+        late.quote = MessageQuote(of: target)
+        try store.saveMessages([late])
+        #expect(try store.message(in: Self.chat, seq: 2)?.quote?.kind == .recalled)
+    }
+
+    @Test func aRecalledMentionCountsOnceWhenItsSummaryAndItsEventComeInTheSameSync() throws {
+        let store = try signedInStore()
+        let first = text(1, mentions: Mentions([Self.me]))
+        let second = text(2, mentions: Mentions([Self.me]))
+        try store.saveMessages([first, second])
+        #expect(try store.conversation(Self.chat)?.unreadMentions == 2)
+        // Offline, the first was recalled: the summary counts 1, and the recall comes as an event.
+        _ = try store.applySync(
+            syncPage([chatSummary(maxSeq: 2, mentions: 1, last: second)], [updatedEvent(1, recalled(first))]))
+        #expect(try store.conversation(Self.chat)?.unreadMentions == 1)
+        #expect(try store.allMessages(in: Self.chat).first == recalled(first))
+
+        // The summary's last message is the recalled mention itself.
+        _ = try store.applySync(syncPage([chatSummary(maxSeq: 2, mentions: 0, last: recalled(second))]))
+        #expect(try store.conversation(Self.chat)?.unreadMentions == 0)
+
+        // The recall in a later page of the same run than the summary.
+        let third = text(3, mentions: Mentions([Self.me]))
+        let fourth = text(4, mentions: Mentions([Self.me]))
+        try store.saveMessages([third, fourth])
+        #expect(try store.conversation(Self.chat)?.unreadMentions == 2)
+        _ = try store.applySync(syncPage([chatSummary(maxSeq: 4, mentions: 1, last: fourth)]))
+        _ = try store.applySync(syncPage([], [updatedEvent(3, recalled(third))]), summarized: [Self.chat])
+        #expect(try store.conversation(Self.chat)?.unreadMentions == 1)
+
+        // Pushed, or in a sync that does not summarise the conversation, a recall counts.
+        try store.applyEvent(updatedEvent(4, recalled(fourth)))
+        #expect(try store.conversation(Self.chat)?.unreadMentions == 0)
+    }
 }

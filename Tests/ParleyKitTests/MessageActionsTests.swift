@@ -166,6 +166,34 @@ extension LiveServerSuites {
             await server.stop()
         }
 
+        /// A forward whose answer was lost is retried only by the same call: forwarding the same
+        /// message to one of its targets again, or again after a call that succeeded, makes a
+        /// new copy.
+        @Test func aLaterForwardOfTheSameMessageToTheSameConversationMakesANewCopy() async throws {
+            let server = try await InProcessServer.start()
+            let alice = try makeClient(server.url, http: AnswerLosingTransport(losing: 1, of: "/forward"))
+            let bob = try makeClient(server.url)
+            for (client, name) in [(alice, "alice"), (bob, "bob")] { try await signUp(client, name) }
+            let direct = try await alice.conversations.openDirect(withUsername: "bob").id
+            let group = try await alice.conversations.createGroup(name: "Team", usernames: ["bob"]).id
+            let other = try await alice.conversations.createGroup(name: "Other", usernames: ["bob"]).id
+            try await bob.sendQueue.send(text: "big news", to: direct).settled()
+            await alice.catchUp()
+            let source = try #require(try alice.store.message(in: direct, seq: 1))
+
+            await #expect(throws: TransportError.self) {
+                try await alice.messages.forward([source], to: [group, other])
+            }
+            // Not a retry of that call: the user forwards it to the team again.
+            let again = try await alice.messages.forward([source], to: [group])
+            #expect(again.map(\.conversationId) == [group])
+            let more = try await alice.messages.forward([source], to: [group])
+            #expect(more.first?.seq != again.first?.seq)
+            let copies = try await serverHistory(group, via: alice).filter(\.isForwarded)
+            #expect(copies.map { text($0.content) } == ["big news", "big news", "big news"], "three forwards")
+            await server.stop()
+        }
+
         @Test func mentionsCountUntilReadOnEveryDevice() async throws {
             let (server, alice, bob, carol, group) = try await aliceBobAndCarolInAGroup()
             let carolId = try await id(of: carol)

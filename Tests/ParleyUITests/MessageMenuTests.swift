@@ -63,4 +63,51 @@ import Testing
         }
         #expect(ids(sending, viewer: Self.member, at: 1) == ["copy", "delete"])
     }
+
+    @Test func anAdminRecallsTheMessagesOfSomeoneWhoLeftTheGroup() {
+        let gone = UserID(9)
+        #expect(ids(sent(by: gone), viewer: Self.admin, at: 86_400, roles: Self.roles).contains("recall"))
+        #expect(ids(sent(by: gone), viewer: Self.owner, at: 86_400, roles: Self.roles).contains("recall"))
+        #expect(!ids(sent(by: gone), viewer: Self.member, at: 0, roles: Self.roles).contains("recall"))
+    }
+
+    @Test func aMutedUserEditsNothingAndADissolvedGroupOffersNoEditOrRecall() {
+        func ids(
+            _ item: ChatItem, viewer: UserID, mutedUntil: Int64? = nil, muteAll: Bool = false,
+            dissolved: Bool = false
+        ) -> [String] {
+            let permissions = MessagePermissions(
+                viewerId: viewer, roles: Self.roles, windows: Self.windows, now: 60_000, viewerMutedUntil: mutedUntil,
+                muteAll: muteAll, isDissolved: dissolved)
+            return MessageMenu.builtInActions(for: item, permissions: permissions).map(\.id)
+        }
+        let mine = sent(by: Self.member)
+        #expect(
+            ids(mine, viewer: Self.member, mutedUntil: 3_600_000) == ["copy", "reply", "forward", "recall", "delete"])
+        #expect(ids(mine, viewer: Self.member, mutedUntil: 30_000).contains("edit"), "a mute that ended")
+        #expect(!ids(mine, viewer: Self.member, muteAll: true).contains("edit"), "the group muted for members")
+        #expect(ids(sent(by: Self.admin), viewer: Self.admin, muteAll: true).contains("edit"), "admins still send")
+        for viewer in [Self.owner, Self.admin, Self.member] {
+            let actions = ids(sent(by: viewer), viewer: viewer, dissolved: true)
+            #expect(actions == ["copy", "reply", "forward", "delete"], "\(viewer)")
+        }
+        #expect(!ids(sent(by: Self.member), viewer: Self.owner, dissolved: true).contains("recall"))
+    }
+
+    @Test func permissionsReadFromTheGroupAsTheDeviceKnowsIt() {
+        let members = Self.roles.map { id, role in
+            Member(userId: id, role: role, readSeq: 0, joinedAt: 0, mutedUntil: id == Self.member ? 3_600_000 : nil)
+        }
+        let group = GroupSnapshot(
+            conversationId: ConversationID(7), profile: GroupProfile(name: "g", ownerId: Self.owner, dissolvedAt: nil),
+            members: members, membersAreComplete: true, pendingRequests: [], removal: nil)
+        let muted = MessagePermissions(viewerId: Self.member, group: group, windows: Self.windows, now: 60_000)
+        #expect(muted.roles?[Self.admin] == .admin)
+        #expect(!muted.mayEdit(sent(by: Self.member)))
+        #expect(muted.mayRecall(sent(by: Self.member)))
+        var dissolved = group
+        dissolved.profile?.dissolvedAt = 1
+        let owner = MessagePermissions(viewerId: Self.owner, group: dissolved, windows: Self.windows, now: 60_000)
+        #expect(!owner.mayRecall(sent(by: Self.member)))
+    }
 }

@@ -18,7 +18,7 @@ public struct MessageActions: Sendable {
     let sync: SyncEngine
     let connection: ConnectionManager
     let newClientMsgId: @Sendable () -> String
-    /// The clientMsgIds of forwards whose call failed, reused when it is tried again.
+    /// The clientMsgIds of forward calls that failed, reused when the same call is tried again.
     let pendingForwards: PendingForwards
 
     /// The recall and edit windows the server announced (its defaults before it did).
@@ -40,8 +40,9 @@ public struct MessageActions: Sendable {
 
     /// Forwards each message to each conversation (one copy per pair, in order), returning the
     /// copies. Each copy has its own `clientMsgId`; when the call fails, calling it again with
-    /// the same messages and conversations reuses them, so a copy the server already made is
-    /// not made twice.
+    /// the same messages and conversations (a retry) reuses them, so a copy the server already
+    /// made is not made twice. Any other call, and any call after one that succeeded, makes
+    /// new copies, also of a message already forwarded to the same conversation.
     @discardableResult
     public func forward(_ messages: [Message], to conversations: [ConversationID]) async throws -> [Message] {
         let pairs = messages.flatMap { message in conversations.map { (message.id, $0) } }
@@ -100,28 +101,29 @@ public struct MessageActions: Sendable {
     }
 }
 
-/// The clientMsgIds of forwards not known to have reached the server, by (message, target).
+/// The clientMsgIds of forward calls that failed, by call (its (message, target) pairs in
+/// order), kept for a retry of the same call.
 final class PendingForwards: Sendable {
-    private let ids = Mutex<[String: String]>([:])
+    private let ids = Mutex<[String: [String]]>([:])
 
-    private static func key(_ pair: (MessageID, ConversationID)) -> String { "\(pair.0)>\(pair.1)" }
+    private static func key(_ pairs: [(MessageID, ConversationID)]) -> String {
+        pairs.map { "\($0.0)>\($0.1)" }.joined(separator: ",")
+    }
 
-    /// The id of each pair: the one a failed call gave it, else a new one (kept until
-    /// ``forget(_:)``).
+    /// The ids of a call's pairs: those a failed call with the same pairs gave them, else new
+    /// ones (kept until ``forget(_:)``, so that a retry reuses them).
     func ids(for pairs: [(MessageID, ConversationID)], making newId: () -> String) -> [String] {
         ids.withLock { ids in
-            pairs.map { pair in
-                let key = Self.key(pair)
-                if let known = ids[key] { return known }
-                let id = newId()
-                ids[key] = id
-                return id
-            }
+            let key = Self.key(pairs)
+            if let known = ids[key] { return known }
+            let made = pairs.map { _ in newId() }
+            ids[key] = made
+            return made
         }
     }
 
-    /// The pairs were forwarded: a later forward of them is a new one.
+    /// The call succeeded: calling it again is a new forward.
     func forget(_ pairs: [(MessageID, ConversationID)]) {
-        ids.withLock { ids in for pair in pairs { ids[Self.key(pair)] = nil } }
+        ids.withLock { ids in ids[Self.key(pairs)] = nil }
     }
 }

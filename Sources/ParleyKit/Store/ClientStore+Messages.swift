@@ -24,8 +24,10 @@ extension ClientStore {
         return (incoming.editedAt ?? 0) > (editedAt ?? 0)
     }
 
-    /// Stores one message (see ``saveMessages(_:)``).
-    static func store(_ db: Database, _ message: Message) throws -> StoreChanges {
+    /// Stores one message (see ``saveMessages(_:)``). `countsMentions` false leaves the
+    /// conversation's count of unread mentions alone (a summary just gave it, counting this
+    /// message as it now stands).
+    static func store(_ db: Database, _ message: Message, countsMentions: Bool = true) throws -> StoreChanges {
         if message.kind == .deleted { return try hide(db, message.conversationId, seqs: [message.seq]) }
         var message = message
         message.quote = try currentQuote(db, message)
@@ -48,7 +50,11 @@ extension ClientStore {
                 try JSONText.encode(message.seq <= cleared ? [:] : message.content), message.sentAt,
                 try message.quote.map(JSONText.encode), message.isForwarded, message.editedAt, message.seq <= cleared,
             ])
-        guard db.changesCount == 1 else { return try replace(db, message) }
+        guard db.changesCount == 1 else {
+            let changes = try replace(db, message, countsMentions: countsMentions)
+            try refreshLastMessage(db, message.conversationId)
+            return changes
+        }
         try db.execute(
             sql: """
                 UPDATE conversations SET
@@ -60,8 +66,8 @@ extension ClientStore {
                 message.seq, try JSONText.encode(message), message.seq, message.sentAt, message.conversationId.rawValue,
             ])
         // A message beyond what the last summary counted that mentions the user and is unread.
-        if let conversation, message.seq > conversation["max_seq"], message.seq > conversation["read_seq"],
-            message.seq > cleared, mentions(message, user: try selfId(db))
+        if countsMentions, let conversation, message.seq > conversation["max_seq"],
+            message.seq > conversation["read_seq"], message.seq > cleared, mentions(message, user: try selfId(db))
         {
             try db.execute(
                 sql: "UPDATE conversations SET unread_mentions = unread_mentions + 1 WHERE id = ?",
@@ -69,44 +75,96 @@ extension ClientStore {
         }
         var changes = StoreChanges(inserted: message.seq <= cleared ? [] : [message])
         changes.updated = try requote(db, message)
+        try refreshLastMessage(db, message.conversationId)
         return changes
     }
 
     /// Replaces a held message by `message` when it is a newer form of it; a recall of the
-    /// user's own text keeps that text aside (``recalledText(in:seq:)``).
-    private static func replace(_ db: Database, _ message: Message) throws -> StoreChanges {
+    /// user's own text keeps that text aside (``recalledText(in:seq:)``). A placeholder held
+    /// for a seq the user deleted before its message arrived takes the message's id and
+    /// fields (so that replies find what they quote), and stays hidden.
+    private static func replace(_ db: Database, _ message: Message, countsMentions: Bool) throws -> StoreChanges {
         let key: StatementArguments = [message.conversationId.rawValue, message.seq]
         guard
             let held = try Row.fetchOne(
-                db, sql: "SELECT * FROM messages WHERE conversation_id = ? AND seq = ?", arguments: key),
-            supersedes(message, kind: MessageKind(rawValue: held["kind"]), editedAt: held["edited_at"])
+                db, sql: "SELECT * FROM messages WHERE conversation_id = ? AND seq = ?", arguments: key)
+        else { return StoreChanges() }
+        let hidden = held["hidden"] == true
+        let heldId: Int64 = held["id"]
+        let placeholder = hidden && heldId == 0
+        guard placeholder || supersedes(message, kind: MessageKind(rawValue: held["kind"]), editedAt: held["edited_at"])
         else { return StoreChanges() }
         let before = try Self.message(held)
         let me = try selfId(db)
-        let keptText = message.isRecalled && before.senderId == me ? before.typedContent.text : nil
+        let keptText = message.isRecalled && before.senderId == me && !hidden ? before.typedContent.text : nil
         try db.execute(
             sql: """
-                UPDATE messages SET kind = ?, content = ?, quote = ?, forwarded = ?, edited_at = ?,
-                    recalled_text = COALESCE(?, recalled_text)
+                UPDATE messages SET id = ?, sender_id = ?, client_msg_id = ?, sent_at = ?, kind = ?, content = ?,
+                    quote = ?, forwarded = ?, edited_at = ?, recalled_text = COALESCE(?, recalled_text)
                 WHERE conversation_id = ? AND seq = ?
                 """,
             arguments: [
-                message.kind.rawValue, held["hidden"] == true ? "{}" : try JSONText.encode(message.content),
+                message.id.rawValue, message.senderId.rawValue, message.clientMsgId, message.sentAt,
+                message.kind.rawValue, hidden ? "{}" : try JSONText.encode(message.content),
                 try message.quote.map(JSONText.encode), message.isForwarded, message.editedAt, keptText,
             ] + key)
-        if message.isRecalled, mentions(before, user: me) {
+        if countsMentions, message.isRecalled, mentions(before, user: me) {
             try db.execute(
                 sql: """
                     UPDATE conversations SET unread_mentions = MAX(0, unread_mentions - 1)
                     WHERE id = ? AND read_seq < ? AND max_seq >= ?
                     """, arguments: [message.conversationId.rawValue, message.seq, message.seq])
         }
-        try db.execute(
-            sql: "UPDATE conversations SET last_message = ? WHERE id = ? AND json_extract(last_message, '$.seq') = ?",
-            arguments: [try JSONText.encode(message), message.conversationId.rawValue, message.seq])
-        var changes = StoreChanges(updated: held["hidden"] == true ? [] : [message])
+        var changes = StoreChanges(updated: hidden ? [] : [message])
         changes.updated += try requote(db, message)
         return changes
+    }
+
+    /// Sets the conversation's preview (`last_message`) from what this device holds for the
+    /// seq it shows (its last message, else `max_seq`): nothing at or below what the user
+    /// cleared; a `deleted` placeholder for a message the user deleted; else the newest form
+    /// of the message, the held one with its current quote unless the preview is newer
+    /// (a summary's, whose event is still to come). Called after every change to a summary,
+    /// a message, or what is hidden, so the preview never shows what the chat does not.
+    static func refreshLastMessage(_ db: Database, _ conversationId: ConversationID) throws {
+        guard
+            let conversation = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT last_message, max_seq, COALESCE(json_extract(settings, '$.clearedUpToSeq'), 0) AS cleared
+                    FROM conversations WHERE id = ?
+                    """, arguments: [conversationId.rawValue])
+        else { return }
+        let current = try (conversation["last_message"] as String?).map { try JSONText.decode(Message.self, from: $0) }
+        let maxSeq: Int64 = conversation["max_seq"]
+        let cleared: Int64 = conversation["cleared"]
+        let seq = current?.seq ?? maxSeq
+        let row = try Row.fetchOne(
+            db, sql: "SELECT * FROM messages WHERE conversation_id = ? AND seq = ?",
+            arguments: [conversationId.rawValue, seq])
+        let last: Message?
+        if seq <= cleared {
+            last = nil
+        } else if let row, row["hidden"] == true {
+            let held = try message(row)
+            last = deletedPlaceholder(of: held.id.rawValue == 0 ? current ?? held : held)
+        } else if let row, current?.kind != .deleted {
+            let held = try message(row)
+            last = current.map { supersedes($0, kind: held.kind, editedAt: held.editedAt) } == true ? current : held
+        } else {
+            last = current
+        }
+        guard last != current else { return }
+        try db.execute(
+            sql: "UPDATE conversations SET last_message = ? WHERE id = ?",
+            arguments: [try last.map(JSONText.encode), conversationId.rawValue])
+    }
+
+    /// What the server shows a user in place of a message they deleted for themselves.
+    private static func deletedPlaceholder(of message: Message) -> Message {
+        Message(
+            id: message.id, conversationId: message.conversationId, seq: message.seq, senderId: message.senderId,
+            clientMsgId: message.clientMsgId, kind: .deleted, content: .object([:]), sentAt: message.sentAt)
     }
 
     /// The replies held that quote `message` (recalled or edited) quote it as it now stands;
@@ -171,17 +229,12 @@ extension ClientStore {
                     VALUES (?, ?, 0, 0, '', 'deleted', '{}', 0, 1)
                     """, arguments: [conversationId.rawValue, seq])
         }
-        try db.execute(
-            sql: """
-                UPDATE conversations SET last_message = json_remove(
-                    json_set(last_message, '$.kind', 'deleted', '$.content', json('{}')),
-                    '$.quote', '$.forwarded', '$.editedAt')
-                WHERE id = ? AND json_extract(last_message, '$.seq') IN (\(list))
-                """, arguments: [conversationId.rawValue])
+        try refreshLastMessage(db, conversationId)
         return StoreChanges(hidden: visible.isEmpty ? [:] : [conversationId: visible])
     }
 
-    /// Hides what the user cleared of a conversation (up to its settings' `clearedUpToSeq`).
+    /// Hides what the user cleared of a conversation (up to its settings' `clearedUpToSeq`),
+    /// in the preview too.
     static func hideCleared(_ db: Database, _ conversationId: ConversationID) throws -> StoreChanges {
         let condition = """
             conversation_id = ? AND hidden = 0 AND seq <= (SELECT COALESCE(json_extract(settings, '$.clearedUpToSeq'), 0)
@@ -189,11 +242,13 @@ extension ClientStore {
             """
         let arguments: StatementArguments = [conversationId.rawValue, conversationId.rawValue]
         let cleared = try Int64.fetchAll(db, sql: "SELECT seq FROM messages WHERE \(condition)", arguments: arguments)
-        guard !cleared.isEmpty else { return StoreChanges() }
-        try db.execute(
-            sql: "UPDATE messages SET hidden = 1, content = '{}', recalled_text = NULL WHERE \(condition)",
-            arguments: arguments)
-        return StoreChanges(hidden: [conversationId: cleared])
+        if !cleared.isEmpty {
+            try db.execute(
+                sql: "UPDATE messages SET hidden = 1, content = '{}', recalled_text = NULL WHERE \(condition)",
+                arguments: arguments)
+        }
+        try refreshLastMessage(db, conversationId)
+        return cleared.isEmpty ? StoreChanges() : StoreChanges(hidden: [conversationId: cleared])
     }
 
     /// The message at `seq` of a conversation, unless it is not held or hidden.
@@ -286,6 +341,7 @@ extension ClientStore {
             try db.execute(
                 sql: "UPDATE messages SET hidden = 1, content = '{}' WHERE conversation_id = ? AND seq = ?",
                 arguments: [conversationId.rawValue, seq])
+            try Self.refreshLastMessage(db, conversationId)
         }
     }
 

@@ -5,7 +5,13 @@ import ParleyCore
 extension ClientStore {
     /// Applies one sync page and its new cursor in one transaction, so the cursor never
     /// runs ahead of what is stored. Returns what changed in the messages shown.
-    package func applySync(_ response: SyncResponse) throws -> StoreChanges {
+    ///
+    /// A summary's count of unread mentions is as the server saw it when it read the page,
+    /// after the page's events (and those of the later pages of the same run): a recall in
+    /// them, of a mention, is already left out. So the events do not count mentions again in
+    /// the conversations summarised in this page or in `summarized` (the earlier pages of the
+    /// run); elsewhere, they do.
+    package func applySync(_ response: SyncResponse, summarized: Set<ConversationID> = []) throws -> StoreChanges {
         try writer.write { db in
             // A sync without a cursor is a snapshot: the events before it are never replayed,
             // so the member lists held may have missed changes and are to be fetched again.
@@ -15,11 +21,14 @@ extension ClientStore {
             }
             var changes = StoreChanges()
             let eventsCovered = max(try Self.syncedEventSeq(db), response.events.map(\.seq).max() ?? 0)
+            let summarized = summarized.union(response.conversations.map(\.id))
             for conversation in response.conversations {
                 changes.merge(try Self.saveConversation(db, conversation, eventsCovered: eventsCovered))
-                if let last = conversation.lastMessage { changes.merge(try Self.store(db, last)) }
+                if let last = conversation.lastMessage {
+                    changes.merge(try Self.store(db, last, countsMentions: false))
+                }
             }
-            for event in response.events { changes.merge(try Self.apply(db, event)) }
+            for event in response.events { changes.merge(try Self.apply(db, event, summarized: summarized)) }
             try Self.setValue(db, response.cursor, for: Self.cursorKey)
             try Self.setValue(db, "\(eventsCovered)", for: Self.syncedEventSeqKey)
             return changes.ordered
@@ -38,7 +47,11 @@ extension ClientStore {
             .flatMap { Int64($0) } ?? 0
     }
 
-    private static func apply(_ db: Database, _ event: UserEvent) throws -> StoreChanges {
+    /// Applies one event; a recall in a conversation of `summarized` leaves its count of
+    /// unread mentions alone (see ``applySync(_:summarized:)``).
+    private static func apply(_ db: Database, _ event: UserEvent, summarized: Set<ConversationID> = []) throws
+        -> StoreChanges
+    {
         // Events come in stream order, so the last one of a kind leaves the latest state; group
         // events carry their seq so that one applied late never undoes a newer one; a message
         // is replaced only by a newer form of it.
@@ -46,7 +59,8 @@ extension ClientStore {
         case .readMoved(let moved):
             try markRead(db, moved.conversationId, upTo: moved.readSeq)
         case .messageUpdated(let updated):
-            return try store(db, updated.message)
+            return try store(
+                db, updated.message, countsMentions: !summarized.contains(updated.message.conversationId))
         case .messagesDeleted(let deleted):
             return try hide(db, deleted.conversationId, seqs: deleted.seqs)
         case .profileUpdated(let updated):

@@ -61,12 +61,16 @@ public actor SyncEngine {
     public func resync() async {
         do {
             var cursor = try store.value(ClientStore.cursorKey)
+            // The conversations summarised so far in this run: their counts of unread mentions
+            // already reflect the events of later pages (read before the summary was).
+            var summarized: Set<ConversationID> = []
             while true {
                 var query: [String: String] = ["limit": "200"]
                 query["cursor"] = cursor
                 let response: SyncResponse = try await requests(
                     .sync, SyncRequest(cursor: cursor, limit: 200), http: .sync, query: query)
-                await deliver(try store.applySync(response))
+                summarized.formUnion(response.conversations.map(\.id))
+                await deliver(try store.applySync(response, summarized: summarized))
                 for conversation in response.conversations {
                     subscribers.yield(.othersRead(conversation.id, upTo: conversation.othersReadSeq))
                     subscribers.yield(.othersDelivered(conversation.id, upTo: conversation.othersDeliveredSeq))
