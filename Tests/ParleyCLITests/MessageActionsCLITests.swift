@@ -10,6 +10,16 @@ import Testing
 /// `parley chat`'s `/reply`, `/edit`, `/recall`, `/forward` and `/delete`, its receipts, and
 /// `parley recall` and `parley clear`: two people at their terminals.
 extension CLITests {
+    /// A server with alice, bob and carol signed up, and alice's group "team" of the three.
+    static func teamOfThree() async throws -> (InProcessServer, CLIUser, CLIUser, CLIUser) {
+        let server = try await InProcessServer.start()
+        let (alice, bob) = try await aliceAndBob(on: server)
+        let carol = CLIUser(server: server.url)
+        try await carol.succeed(["register", "carol", "--password", password])
+        try await alice.succeed(["group", "create", "team", "bob", "carol"])
+        return (server, alice, bob, carol)
+    }
+
     @Test func chatRepliesEditsRecallsForwardsAndDeletesByNumberAndShowsReceipts() async throws {
         let server = try await InProcessServer.start()
         let (alice, bob) = try await Self.aliceAndBob(on: server)
@@ -69,11 +79,7 @@ extension CLITests {
     }
 
     @Test func aGroupChatShowsHowManyReadEachOfTheUsersMessages() async throws {
-        let server = try await InProcessServer.start()
-        let (alice, bob) = try await Self.aliceAndBob(on: server)
-        let carol = CLIUser(server: server.url)
-        try await carol.succeed(["register", "carol", "--password", Self.password])
-        try await alice.succeed(["group", "create", "team", "bob", "carol"])
+        let (server, alice, bob, carol) = try await Self.teamOfThree()
         let chat = try alice.start(["chat", "team"])
         defer { chat.terminate() }
         try await chat.waitForOutput("(connected)")
@@ -133,11 +139,7 @@ extension CLITests {
     }
 
     @Test func aChatLineMentionsTheUsersItNamesAndEveryoneWithAtAll() async throws {
-        let server = try await InProcessServer.start()
-        let (alice, bob) = try await Self.aliceAndBob(on: server)
-        let carol = CLIUser(server: server.url)
-        try await carol.succeed(["register", "carol", "--password", Self.password])
-        try await alice.succeed(["group", "create", "team", "bob", "carol"])
+        let (server, alice, bob, carol) = try await Self.teamOfThree()
         let chat = try alice.start(["chat", "team"])
         defer { chat.terminate() }
         try await chat.waitForOutput("(connected)")
