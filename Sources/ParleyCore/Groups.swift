@@ -38,11 +38,14 @@ public struct GroupProfile: Codable, Sendable, Hashable {
     public var ownerId: UserID
     /// When the owner dissolved the group; it is read-only from then on.
     public var dissolvedAt: Int64?
+    /// Whether plain members may mention everyone (`mentionAll`); else only the owner and
+    /// admins may. Absent in what older servers send: off.
+    public var everyoneMayMentionAll: Bool
 
     public init(
         name: String, description: String = "", avatar: String? = nil, announcement: GroupAnnouncement? = nil,
         joinPolicy: JoinPolicy = .open, muteAll: Bool = false, memberLimit: Int = Limits.maxGroupMembers,
-        ownerId: UserID, dissolvedAt: Int64? = nil
+        ownerId: UserID, dissolvedAt: Int64? = nil, everyoneMayMentionAll: Bool = false
     ) {
         self.name = name
         self.description = description
@@ -53,6 +56,27 @@ public struct GroupProfile: Codable, Sendable, Hashable {
         self.memberLimit = memberLimit
         self.ownerId = ownerId
         self.dissolvedAt = dissolvedAt
+        self.everyoneMayMentionAll = everyoneMayMentionAll
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, description, avatar, announcement, joinPolicy, muteAll, memberLimit, ownerId, dissolvedAt
+        case everyoneMayMentionAll
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            name: try container.decode(String.self, forKey: .name),
+            description: try container.decode(String.self, forKey: .description),
+            avatar: try container.decodeIfPresent(String.self, forKey: .avatar),
+            announcement: try container.decodeIfPresent(GroupAnnouncement.self, forKey: .announcement),
+            joinPolicy: try container.decode(JoinPolicy.self, forKey: .joinPolicy),
+            muteAll: try container.decode(Bool.self, forKey: .muteAll),
+            memberLimit: try container.decode(Int.self, forKey: .memberLimit),
+            ownerId: try container.decode(UserID.self, forKey: .ownerId),
+            dissolvedAt: try container.decodeIfPresent(Int64.self, forKey: .dissolvedAt),
+            everyoneMayMentionAll: try container.decodeIfPresent(Bool.self, forKey: .everyoneMayMentionAll) ?? false)
     }
 }
 
@@ -69,14 +93,16 @@ public struct UpdateGroupRequest: Codable, Sendable, Hashable, StrictDecodable {
     public var announcement: String?
     public var joinPolicy: JoinPolicy?
     public var muteAll: Bool?
+    public var everyoneMayMentionAll: Bool?
 
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case conversationId, name, description, avatar, announcement, joinPolicy, muteAll
+        case conversationId, name, description, avatar, announcement, joinPolicy, muteAll, everyoneMayMentionAll
     }
 
     public init(
         conversationId: ConversationID? = nil, name: String? = nil, description: String? = nil,
-        avatar: String? = nil, announcement: String? = nil, joinPolicy: JoinPolicy? = nil, muteAll: Bool? = nil
+        avatar: String? = nil, announcement: String? = nil, joinPolicy: JoinPolicy? = nil, muteAll: Bool? = nil,
+        everyoneMayMentionAll: Bool? = nil
     ) {
         self.conversationId = conversationId
         self.name = name
@@ -85,6 +111,7 @@ public struct UpdateGroupRequest: Codable, Sendable, Hashable, StrictDecodable {
         self.announcement = announcement
         self.joinPolicy = joinPolicy
         self.muteAll = muteAll
+        self.everyoneMayMentionAll = everyoneMayMentionAll
     }
 }
 

@@ -22,6 +22,10 @@ public struct SystemEvent: OpenStringValue {
     public static let muteAllOn: SystemEvent = "mute_all.on"
     /// `actorId` turned mute-all off.
     public static let muteAllOff: SystemEvent = "mute_all.off"
+    /// `actorId` let every member mention everyone (`@all`).
+    public static let mentionAllOpened: SystemEvent = "mention_all.everyone"
+    /// `actorId` left `@all` to the owner and admins again.
+    public static let mentionAllRestricted: SystemEvent = "mention_all.admins"
     /// `actorId` renamed the group to `text`.
     public static let groupRenamed: SystemEvent = "group.renamed"
     /// `actorId` changed the description to `text`.

@@ -248,7 +248,8 @@ extension GroupProfile {
             avatar: try row.optionalText("avatar"), announcement: announcement,
             joinPolicy: JoinPolicy(rawValue: try row.text("join_policy")) ?? .inviteOnly,
             muteAll: try row.bool("mute_all"), memberLimit: Int(try row.int("member_limit")),
-            ownerId: UserID(try row.optionalInt("owner_id") ?? 0), dissolvedAt: try row.optionalInt("dissolved_at"))
+            ownerId: UserID(try row.optionalInt("owner_id") ?? 0), dissolvedAt: try row.optionalInt("dissolved_at"),
+            everyoneMayMentionAll: try row.bool("everyone_may_mention_all"))
     }
 }
 

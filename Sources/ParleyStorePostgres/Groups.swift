@@ -113,7 +113,7 @@ extension PostgresStore {
                 """
                 UPDATE conversations SET name = $1, description = $2, avatar = $3, announcement = $4,
                     announcement_by = $5, announcement_at = $6, join_policy = $7, mute_all = $8, owner_id = $9,
-                    dissolved_at = $10, version = $11
+                    dissolved_at = $10, version = $11, everyone_may_mention_all = $13
                 WHERE id = $12
                 """,
                 [
@@ -121,7 +121,7 @@ extension PostgresStore {
                     SQLValue(profile.announcement?.text), SQLValue(profile.announcement?.updatedBy.rawValue),
                     SQLValue(profile.announcement?.updatedAt), .text(profile.joinPolicy.rawValue),
                     .bool(profile.muteAll), .int(profile.ownerId.rawValue), SQLValue(profile.dissolvedAt),
-                    .int(version), .int(id.rawValue),
+                    .int(version), .int(id.rawValue), .bool(profile.everyoneMayMentionAll),
                 ], logger: logger)
         }
         try await insertMembers(connection, effects.added.map { ($0, .member) }, into: id, version: version, at: now)

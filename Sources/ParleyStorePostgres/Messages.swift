@@ -27,7 +27,7 @@ extension PostgresStore {
             guard
                 let sender = try await connection.rows(
                     """
-                    SELECT m.role, m.muted_until, c.kind, c.mute_all, c.dissolved_at
+                    SELECT m.role, m.muted_until, c.kind, c.mute_all, c.dissolved_at, c.everyone_may_mention_all
                     FROM members m JOIN conversations c ON c.id = m.conversation_id
                     WHERE m.conversation_id = $1 AND m.user_id = $2
                     """,
@@ -44,6 +44,7 @@ extension PostgresStore {
                 : try MessageRules.mentioned(
                     new.mentions, by: new.senderId, role: role,
                     in: ConversationRules.kind(stored: try sender.text("kind")),
+                    everyoneMayMentionAll: try sender.bool("everyone_may_mention_all"),
                     members: try await self.memberList(connection, conversationId))
             var quote: MessageQuote?
             if let replyTo = new.replyTo {

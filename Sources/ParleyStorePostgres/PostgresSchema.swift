@@ -140,6 +140,7 @@ enum PostgresSchema {
                 """,
                 "CREATE INDEX messages_by_reply ON messages(reply_to_id) WHERE reply_to_id IS NOT NULL",
                 "ALTER TABLE members ADD COLUMN delivered_seq BIGINT NOT NULL DEFAULT 0, ADD COLUMN cleared_seq BIGINT",
+                "ALTER TABLE conversations ADD COLUMN everyone_may_mention_all BOOLEAN NOT NULL DEFAULT FALSE",
                 // The message a message.updated event carries, so that its recall rewrites it.
                 "ALTER TABLE user_events ADD COLUMN message_id BIGINT",
                 "CREATE INDEX user_events_by_message ON user_events(message_id) WHERE message_id IS NOT NULL",

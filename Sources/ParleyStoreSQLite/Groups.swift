@@ -104,14 +104,14 @@ extension SQLiteStore {
                 sql: """
                     UPDATE conversations SET name = ?, description = ?, avatar = ?, announcement = ?,
                         announcement_by = ?, announcement_at = ?, join_policy = ?, mute_all = ?, owner_id = ?,
-                        dissolved_at = ?, version = ?
+                        dissolved_at = ?, everyone_may_mention_all = ?, version = ?
                     WHERE id = ?
                     """,
                 arguments: [
                     profile.name, profile.description, profile.avatar, profile.announcement?.text,
                     profile.announcement?.updatedBy.rawValue, profile.announcement?.updatedAt,
                     profile.joinPolicy.rawValue, profile.muteAll, profile.ownerId.rawValue, profile.dissolvedAt,
-                    version, id.rawValue,
+                    profile.everyoneMayMentionAll, version, id.rawValue,
                 ])
         }
         try insertMembers(db, effects.added.map { ($0, .member) }, into: id, version: version, at: now)

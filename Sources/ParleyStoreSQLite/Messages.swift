@@ -32,7 +32,8 @@ extension SQLiteStore {
             let sender = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT m.role, m.muted_until, c.kind, c.mute_all, c.dissolved_at, c.members_version
+                        SELECT m.role, m.muted_until, c.kind, c.mute_all, c.dissolved_at, c.members_version,
+                            c.everyone_may_mention_all
                         FROM members m JOIN conversations c ON c.id = m.conversation_id
                         WHERE m.conversation_id = ? AND m.user_id = ?
                         """),
@@ -45,7 +46,7 @@ extension SQLiteStore {
         let recipients = try members(db, of: conversationId, at: sender["members_version"])
         let mentioned = try MessageRules.mentioned(
             new.mentions, by: new.senderId, role: role, in: ConversationRules.kind(stored: sender["kind"]),
-            members: recipients)
+            everyoneMayMentionAll: sender["everyone_may_mention_all"], members: recipients)
         let quote = try new.replyTo.map { id in
             let target = try Self.message(db, id)
             // A target elsewhere is named only to someone who may read it there.

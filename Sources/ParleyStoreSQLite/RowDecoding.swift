@@ -66,7 +66,7 @@ extension GroupProfile {
             name: row["name"] ?? "", description: row["description"], avatar: row["avatar"],
             announcement: announcement, joinPolicy: JoinPolicy(rawValue: row["join_policy"]) ?? .inviteOnly,
             muteAll: row["mute_all"], memberLimit: row["member_limit"], ownerId: UserID(row["owner_id"] ?? 0),
-            dissolvedAt: row["dissolved_at"])
+            dissolvedAt: row["dissolved_at"], everyoneMayMentionAll: row["everyone_may_mention_all"])
     }
 }
 

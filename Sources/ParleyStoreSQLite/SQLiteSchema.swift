@@ -174,6 +174,7 @@ enum SQLiteSchema {
                     ALTER TABLE messages ADD COLUMN forwarded INTEGER NOT NULL DEFAULT 0;
                     ALTER TABLE messages ADD COLUMN edited_at INTEGER;
                     CREATE INDEX messages_by_reply ON messages(reply_to_id) WHERE reply_to_id IS NOT NULL;
+                    ALTER TABLE conversations ADD COLUMN everyone_may_mention_all INTEGER NOT NULL DEFAULT 0;
                     ALTER TABLE members ADD COLUMN delivered_seq INTEGER NOT NULL DEFAULT 0;
                     ALTER TABLE members ADD COLUMN cleared_seq INTEGER;
                     -- The message a message.updated event carries, so that its recall rewrites it.

@@ -22,6 +22,8 @@ public enum NoticeText {
         case .adminRemoved: return "\(actor) removed \(users) as admin"
         case .muteAllOn: return "\(actor) muted everyone but admins"
         case .muteAllOff: return "\(actor) let everyone send again"
+        case .mentionAllOpened: return "\(actor) let everyone mention @all"
+        case .mentionAllRestricted: return "\(actor) left @all to admins"
         case .groupRenamed: return "\(actor) renamed the group to “\(text)”"
         case .descriptionUpdated: return "\(actor) changed the description"
         case .avatarUpdated: return "\(actor) changed the group picture"

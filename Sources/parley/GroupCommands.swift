@@ -11,7 +11,8 @@ struct Group: AsyncParsableCommand {
         abstract: "Create and manage groups.",
         subcommands: [
             Create.self, Info.self, Members.self, Rename.self, Invite.self, Link.self, Join.self, Requests.self,
-            Approve.self, Reject.self, Leave.self, Kick.self, Admin.self, Mute.self, MuteAll.self, Announce.self,
+            Approve.self, Reject.self, Leave.self, Kick.self, Admin.self, Mute.self, MuteAll.self, AtAll.self,
+            Announce.self,
             Describe.self, Nickname.self, Policy.self, Transfer.self, Dissolve.self,
         ])
 
@@ -314,6 +315,26 @@ struct Group: AsyncParsableCommand {
             try await options.updateGroup(group, UpdateGroupRequest(muteAll: state == .on)) { name in
                 state == .on
                     ? "Only the owner and admins may send in \(name) now." : "Everyone may send in \(name) again."
+            }
+        }
+    }
+
+    struct AtAll: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "at-all", abstract: "Let every member mention @all (everyone), or only the owner and admins.")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The group's name or conversation id.") var group: String
+        @Argument(help: "everyone or admins.") var who: Who
+
+        enum Who: String, ExpressibleByArgument, CaseIterable {
+            case everyone, admins
+        }
+
+        func run() async throws {
+            try await options.updateGroup(group, UpdateGroupRequest(everyoneMayMentionAll: who == .everyone)) { name in
+                who == .everyone
+                    ? "Every member may mention @all in \(name) now."
+                    : "Only the owner and admins may mention @all in \(name) now."
             }
         }
     }

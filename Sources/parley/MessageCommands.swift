@@ -113,7 +113,8 @@ func mentions(in text: String, conversation: ConversationID, client: ParleyClien
 }
 
 /// Whether the user may mention everyone in a conversation: in a group, as its owner or an
-/// admin (the member list is fetched when this device does not hold it whole).
+/// admin, or as anyone when the group allows it (the member list is fetched when this device
+/// does not hold it whole).
 func mayMentionEveryone(in conversationId: ConversationID, client: ParleyClient) async -> Bool {
     guard let me = await client.session.currentUser?.id,
         (try? client.store.conversation(conversationId))??.kind == .group
@@ -123,5 +124,7 @@ func mayMentionEveryone(in conversationId: ConversationID, client: ParleyClient)
     }
     let known = (try? client.store.group(conversationId, viewer: me).membersAreComplete) ?? false
     if !known || role() == nil { _ = try? await client.groups.refresh(conversationId) }
-    return role().map { $0 != .member } ?? false
+    guard let role = role() else { return false }
+    return role != .member
+        || (try? client.store.group(conversationId, viewer: me).profile?.everyoneMayMentionAll) == true
 }

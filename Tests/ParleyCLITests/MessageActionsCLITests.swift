@@ -158,11 +158,7 @@ extension CLITests {
     /// Only a group's owner and admins may mention everyone: anyone else's `@all`, and any
     /// `@all` in a direct chat, is sent as plain text rather than refused.
     @Test func atAllFromAPlainMemberOrInADirectChatIsPlainText() async throws {
-        let server = try await InProcessServer.start()
-        let (alice, bob) = try await Self.aliceAndBob(on: server)
-        let carol = CLIUser(server: server.url)
-        try await carol.succeed(["register", "carol", "--password", Self.password])
-        try await alice.succeed(["group", "create", "team", "bob", "carol"])
+        let (server, alice, bob, carol) = try await Self.teamOfThree()
         let chat = try bob.start(["chat", "team"])
         defer { chat.terminate() }
         try await chat.waitForOutput("(connected)")
@@ -171,6 +167,19 @@ extension CLITests {
         #expect(!(try await carol.succeed(["conversations"]).contains("[@me]")))
         chat.type("/quit")
         #expect(try await chat.waitForExit() == 0)
+
+        // Once the group lets every member, bob's @all mentions everyone.
+        #expect(
+            try await alice.succeed(["group", "at-all", "team", "everyone"])
+                == "Every member may mention @all in #team now.\n")
+        let again = try bob.start(["chat", "team"])
+        defer { again.terminate() }
+        try await again.waitForOutput("(connected)")
+        again.type("@all cake in the kitchen")
+        try await again.waitForOutput("\"@all cake in the kitchen\" sent")
+        #expect(try await carol.succeed(["conversations"]).contains("[@me]"))
+        again.type("/quit")
+        #expect(try await again.waitForExit() == 0)
 
         let direct = try alice.start(["chat", "bob"])
         defer { direct.terminate() }

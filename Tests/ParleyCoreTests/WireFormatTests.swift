@@ -111,13 +111,17 @@ import Testing
                         conversationId: ConversationID(7), group: GroupProfile(name: "发布", ownerId: UserID(1)),
                         updatedBy: UserID(2)
                     ).body),
-                #"{"seq":5,"type":"conversation.updated","conversationId":7,"name":"发布","updatedBy":2,"group":{"name":"发布","description":"","joinPolicy":"open","muteAll":false,"memberLimit":2000,"ownerId":1},"at":9}"#
+                #"{"seq":5,"type":"conversation.updated","conversationId":7,"name":"发布","updatedBy":2,"group":{"name":"发布","description":"","joinPolicy":"open","muteAll":false,"memberLimit":2000,"ownerId":1,"everyoneMayMentionAll":false},"at":9}"#
             ),
         ]
         for (event, wire) in cases {
             #expect(try object(JSONText.encode(event)) == object(wire))
             #expect(try JSONText.decode(UserEvent.self, from: wire) == event)
         }
+        let older = #"{"name":"g","description":"","joinPolicy":"open","muteAll":false,"memberLimit":2,"ownerId":1}"#
+        #expect(
+            try JSONText.decode(GroupProfile.self, from: older).everyoneMayMentionAll == false,
+            "a profile from a server before the setting reads as off")
     }
 
     @Test func unknownTypesAndUnreadablePayloadsPassThroughUnchanged() throws {

@@ -397,6 +397,21 @@ import Testing
             _ = try await send(
                 api, .text, ["text": "@bob and @all", "mentions": [id(bob)], "mentionAll": true], to: group, as: alice)
             #expect(try await summary(api, group, for: bob).unreadMentions == 1, "one message counts once")
+            let opened: ConversationDetail = try await api.call(
+                .patch, "/v1/conversations/\(group)", UpdateGroupRequest(everyoneMayMentionAll: true),
+                token: alice.token)
+            #expect(opened.conversation.group?.everyoneMayMentionAll == true)
+            let notice = try await api.fullHistory(of: group, as: bob).last
+            #expect(notice?.typedContent == .system(SystemNotice(.mentionAllOpened, by: alice.id)))
+            _ = try await send(api, .text, ["text": "@all from bob", "mentionAll": true], to: group, as: bob)
+            #expect(try await summary(api, group, for: cyd).unreadMentions == 3, "the group lets members use @all now")
+            let _: ConversationDetail = try await api.call(
+                .patch, "/v1/conversations/\(group)", UpdateGroupRequest(everyoneMayMentionAll: false),
+                token: alice.token)
+            let closed = try await capture {
+                _ = try await send(api, .text, ["text": "@all", "mentionAll": true], to: group, as: bob)
+            }
+            #expect(closed?.error.code == .mentionAllNotAllowed)
         }
     }
 

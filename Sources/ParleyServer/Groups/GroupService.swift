@@ -20,7 +20,8 @@ struct GroupService: Sendable {
             announcement: try request.announcement.map {
                 try TextRules.paragraph($0, field: "announcement", maxLength: Limits.maxAnnouncementLength)
             },
-            joinPolicy: request.joinPolicy, muteAll: request.muteAll)
+            joinPolicy: request.joinPolicy, muteAll: request.muteAll,
+            everyoneMayMentionAll: request.everyoneMayMentionAll)
         guard edit != UpdateGroupRequest() else {
             throw ParleyError(.missingField, "Give at least one of the group's fields to change.")
         }

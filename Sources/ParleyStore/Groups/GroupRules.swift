@@ -293,6 +293,10 @@ public enum GroupRules {
                 profile.muteAll = muteAll
                 notices.append(SystemNotice(muteAll ? .muteAllOn : .muteAllOff, by: actorId))
             }
+            if let open = edit.everyoneMayMentionAll, open != profile.everyoneMayMentionAll {
+                profile.everyoneMayMentionAll = open
+                notices.append(SystemNotice(open ? .mentionAllOpened : .mentionAllRestricted, by: actorId))
+            }
             guard !notices.isEmpty else { return }
             effects.profile = profile
             record(notices, [profileAnnouncement()])

@@ -103,13 +103,15 @@ public enum MessageRules {
     }
 
     /// Who a message's mentions count for: each mentioned member other than the sender, and
-    /// ``everyone`` for `@all`, which only a group's owner and admins may use.
+    /// ``everyone`` for `@all`, which only a group's owner and admins may use, unless the
+    /// group lets every member.
     public static func mentioned(
-        _ mentions: Mentions, by senderId: UserID, role: MemberRole, in kind: ConversationKind, members: [UserID]
+        _ mentions: Mentions, by senderId: UserID, role: MemberRole, in kind: ConversationKind,
+        everyoneMayMentionAll: Bool, members: [UserID]
     ) throws -> [UserID] {
         guard !mentions.isEmpty else { return [] }
         if mentions.all {
-            guard kind == .group, role != .member else {
+            guard kind == .group, role != .member || everyoneMayMentionAll else {
                 throw ParleyError(.mentionAllNotAllowed, "Only the group's owner and admins may mention everyone.")
             }
         }
