@@ -1,14 +1,18 @@
 /// The PostgreSQL schema, by numbered migrations applied under an advisory lock so that
 /// several nodes starting at once apply each exactly once. Same invariants as SQLite's.
 enum PostgresSchema {
-    /// Advisory lock ids (arbitrary, fixed).
-    static let migrationLock: Int64 = 7_411_001
-
     /// The write lock of one schema: stores in different schemas of one database (isolated
     /// test runs) do not serialise each other.
-    static func writeLock(schema: String?) -> Int64 {
+    static func writeLock(schema: String?) -> Int64 { lock(schema ?? "public") }
+
+    /// The migration lock of one schema: nodes starting at once on one schema migrate it in
+    /// turn, while stores of other schemas (test runs starting by the dozen) do not wait.
+    static func migrationLock(schema: String?) -> Int64 { lock("migrations of " + (schema ?? "public")) }
+
+    /// An advisory lock id for `name` (FNV-1a).
+    private static func lock(_ name: String) -> Int64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in (schema ?? "public").utf8 {
+        for byte in name.utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         }
         return Int64(bitPattern: hash)

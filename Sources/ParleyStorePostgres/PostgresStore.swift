@@ -91,9 +91,10 @@ public final class PostgresStore: ParleyStore {
     // MARK: Migrations
 
     private func migrate(schema: String?) async throws {
+        let migrationLock = PostgresSchema.migrationLock(schema: schema)
         try await client.withConnection { connection in
             try await connection.rows(
-                "SELECT pg_advisory_lock($1)", [.int(PostgresSchema.migrationLock)], logger: logger)
+                "SELECT pg_advisory_lock($1)", [.int(migrationLock)], logger: logger)
             do {
                 if let schema { try await connection.rows("CREATE SCHEMA IF NOT EXISTS \(schema)", logger: logger) }
                 try await connection.rows(
@@ -111,11 +112,11 @@ public final class PostgresStore: ParleyStore {
                 }
             } catch {
                 _ = try? await connection.rows(
-                    "SELECT pg_advisory_unlock($1)", [.int(PostgresSchema.migrationLock)], logger: logger)
+                    "SELECT pg_advisory_unlock($1)", [.int(migrationLock)], logger: logger)
                 throw error
             }
             try await connection.rows(
-                "SELECT pg_advisory_unlock($1)", [.int(PostgresSchema.migrationLock)], logger: logger)
+                "SELECT pg_advisory_unlock($1)", [.int(migrationLock)], logger: logger)
         }
     }
 
