@@ -28,39 +28,35 @@ public final class InProcessServer: Sendable {
         port: Int? = nil, dataDirectory: String? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> InProcessServer {
         var configuration = ServerConfiguration()
-        configuration.port = try port ?? freePort()
+        // Port 0: the system picks a free one at bind time, so two tests starting at once
+        // never get the same (a port chosen first and bound later could be taken meanwhile,
+        // and the second server would then be talking to the first one's clients).
+        configuration.port = port ?? 0
         configuration.dataDirectory = dataDirectory ?? temporaryDirectory()
         configuration.bcryptCost = 4
         TestBackend.configure(&configuration)
         configure(&configuration)
         var logger = Logger(label: "parley-test-server")
         logger.logLevel = .critical
-        let app = try await buildApplication(configuration, logger: logger)
+        let (listening, announce) = AsyncStream<Int>.makeStream()
+        let app = try await buildApplication(configuration, logger: logger) { announce.yield($0) }
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-        let task = Task { try await group.run() }
-        let server = InProcessServer(
-            port: configuration.port, dataDirectory: configuration.dataDirectory, group: group, task: task)
-        try await waitUntilListening(port: configuration.port)
-        return server
+        let task = Task {
+            defer { announce.finish() }
+            try await group.run()
+        }
+        var ports = listening.makeAsyncIterator()
+        guard let bound = await ports.next() else {
+            try await task.value
+            throw CancellationError()
+        }
+        return InProcessServer(port: bound, dataDirectory: configuration.dataDirectory, group: group, task: task)
     }
 
     /// Shuts down gracefully and waits until the port is free.
     public func stop() async {
         await group.triggerGracefulShutdown()
         _ = try? await task.value
-    }
-
-    private static func waitUntilListening(port: Int) async throws {
-        for _ in 0..<500 {
-            if let channel = try? await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(host: "127.0.0.1", port: port).get()
-            {
-                try? await channel.close()
-                return
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw CancellationError()
     }
 }
 

@@ -12,8 +12,10 @@ import ServiceLifecycle
 /// Builds the Parley server: storage, services, HTTP routes and the WebSocket gateway.
 ///
 /// `parley serve` runs what this returns; tests run the same application in-process.
+/// `onListening` hears the port the server bound (the one chosen for port 0).
 public func buildApplication(
-    _ configuration: ServerConfiguration, clock: WallClock = .system, logger: Logger = Logger(label: "parley")
+    _ configuration: ServerConfiguration, clock: WallClock = .system, logger: Logger = Logger(label: "parley"),
+    onListening: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     let storage = try await Storage.open(configuration, logger: logger)
     let parts = ServerParts(storage: storage, configuration: configuration, clock: clock, logger: logger)
@@ -54,5 +56,6 @@ public func buildApplication(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Parley"),
         // Started in this order and stopped in reverse: the store closes last.
         services: [StoreCloser(store: storage.store)] + storage.services + [parts.hub],
+        onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
 }
