@@ -64,6 +64,9 @@ struct Chat: AsyncParsableCommand {
                     printNow("  ✗ Cannot reach the server (\(error.kind)).")
                 }
             }
+            // What the screen showed counts as read even when the user leaves at once, before
+            // the printer's own mark went out.
+            try? await context.markRead()
             await client.disconnect()
             printer.cancel()
             status.cancel()

@@ -29,7 +29,16 @@ struct JSONWriterTests {
                 senderId: UserID(42),
                 clientMsgId: index.isMultiple(of: 2) ? "c-\(index)" : "odd\"id\\\(index)",
                 kind: index == 3 ? "poll.v2" : .text,
-                content: content, sentAt: 1_795_000_000_000 + Int64(index))
+                content: content, sentAt: 1_795_000_000_000 + Int64(index),
+                // The optional fields, each present and absent across the list; a quote's text
+                // carries the awkward strings too.
+                quote: index % 3 == 0
+                    ? nil
+                    : MessageQuote(
+                        id: MessageID(9), seq: 8, senderId: UserID(3), kind: index % 3 == 1 ? .text : .recalled,
+                        text: index % 3 == 1 ? Self.awkwardStrings[index % Self.awkwardStrings.count] : nil),
+                forwarded: index.isMultiple(of: 4) ? true : nil,
+                editedAt: index.isMultiple(of: 5) ? 1_795_000_100_000 + Int64(index) : nil)
         }
     }
 
