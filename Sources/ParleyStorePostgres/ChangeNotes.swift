@@ -50,8 +50,11 @@ extension PostgresStore {
         return result
     }
 
-    /// The members of a conversation: from the cache when it holds them at `version`, else
-    /// read with the conversation's current version (one statement, so both agree) and cached.
+    /// The members of a conversation at members_version `version`: from the cache when it
+    /// holds them, else read with the conversation's current version (one statement, so both
+    /// agree) and cached. When the members have changed since `version`, the changes after it
+    /// are undone, newest first, so that a late note never reaches someone who joined after
+    /// its message or misses someone who left after it.
     private func members(_ connection: PostgresConnection, of id: ConversationID, at version: Int64?) async throws
         -> [UserID]
     {
@@ -62,8 +65,24 @@ extension PostgresStore {
             LEFT JOIN members m ON m.conversation_id = c.id WHERE c.id = $1
             """,
             [.int(id.rawValue)], logger: logger)
-        let members = try rows.compactMap { try $0.optionalInt("user_id").map { UserID($0) } }
-        if let current = try rows.first?.int("members_version") { memberCache.store(members, of: id, at: current) }
+        var members = try rows.compactMap { try $0.optionalInt("user_id").map { UserID($0) } }
+        guard let current = try rows.first?.int("members_version") else { return members }
+        memberCache.store(members, of: id, at: current)
+        guard let version, version < current else { return members }
+        let changes = try await connection.rows(
+            """
+            SELECT user_id, joined FROM member_changes WHERE conversation_id = $1 AND members_version > $2
+            ORDER BY members_version DESC
+            """,
+            [.int(id.rawValue), .int(version)], logger: logger)
+        for change in changes {
+            let userId = UserID(try change.int("user_id"))
+            if try change.bool("joined") {
+                members.removeAll { $0 == userId }
+            } else if !members.contains(userId) {
+                members.append(userId)
+            }
+        }
         return members
     }
 }

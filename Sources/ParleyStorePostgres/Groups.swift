@@ -76,6 +76,21 @@ extension PostgresStore {
         ).map(JoinRequest.init(row:))
     }
 
+    /// Records who joins and who leaves at members_version `version`, so that nodes that take
+    /// a message sent before it from the fan-out still find the members of its moment.
+    private func logMemberChanges(
+        _ connection: PostgresConnection, _ effects: GroupEffects, of id: ConversationID, at version: Int64
+    ) async throws {
+        let changes = effects.added.map { ($0, true) } + effects.removed.map { ($0, false) }
+        for (userId, joined) in changes {
+            try await connection.rows(
+                """
+                INSERT INTO member_changes (conversation_id, members_version, user_id, joined) VALUES ($1, $2, $3, $4)
+                """,
+                [.int(id.rawValue), .int(version), .int(userId.rawValue), .bool(joined)], logger: logger)
+        }
+    }
+
     /// The facts ``GroupRules`` needs for `change`.
     private func groupState(
         _ connection: PostgresConnection, _ id: ConversationID, for change: GroupChange
@@ -173,6 +188,7 @@ extension PostgresStore {
             try await connection.rows(
                 "UPDATE conversations SET members_version = $1 WHERE id = $2", [.int(version), .int(id.rawValue)],
                 logger: logger)
+            try await logMemberChanges(connection, effects, of: id, at: version)
         }
         for notice in effects.notices {
             // Nodes deliver to the members as they are at the commit, and to those removed here.

@@ -162,5 +162,18 @@ enum PostgresSchema {
                 """,
             ]
         ),
+        (
+            version: 6,
+            sql: [
+                // Who joined or left at each members_version, so that a node reads a conversation's
+                // members as they were when a message was sent even after they changed.
+                """
+                CREATE TABLE member_changes (
+                    conversation_id BIGINT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    members_version BIGINT NOT NULL, user_id BIGINT NOT NULL, joined BOOLEAN NOT NULL,
+                    PRIMARY KEY (conversation_id, members_version, user_id))
+                """
+            ]
+        ),
     ]
 }
