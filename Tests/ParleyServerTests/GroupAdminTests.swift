@@ -127,14 +127,14 @@ import Testing
     }
 
     @Test func aMutedMemberIsToldUntilWhenMuteAllSparesAdminsAndAMuteEnds() async throws {
-        try await withServer { api in
+        let clock = TestClock(Int64(Date().timeIntervalSince1970 * 1000))
+        try await withServer(clock: clock.wallClock) { api in
             let alice = try await api.signUp("alice")
             let bob = try await api.signUp("bob")
             let cyd = try await api.signUp("cyd")
             let group = try await api.createGroup("Team", by: alice, with: [bob, cyd])
             let path = "/v1/conversations/\(group)"
-            // Long enough for the refusals below even on a loaded machine; the test then waits it out.
-            let until = Int64(Date().timeIntervalSince1970 * 1000) + 5_000
+            let until = clock.time.withLock { $0 } + 5_000
             let _: ConversationDetail = try await api.call(
                 .patch, "\(path)/members/\(bob.id)", UpdateMemberRequest(mutedUntil: until), token: alice.token)
 
@@ -148,7 +148,7 @@ import Testing
                 .send, SendMessageRequest.text("hi", to: group, clientMsgId: "ws-muted"))
             #expect(try overSocket.payload(ParleyError.self).until == until)
 
-            try await Task.sleep(for: .milliseconds(until + 100 - Int64(Date().timeIntervalSince1970 * 1000)))
+            clock.advance(5_001)
             _ = try await api.sendText("free again", to: group, as: bob)
 
             let _: ConversationDetail = try await api.call(
