@@ -51,6 +51,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let phoneTaken = ErrorCode("phone_taken", 409)
     public static let nicknameInvalid = ErrorCode("nickname_invalid", 400)
     public static let signatureInvalid = ErrorCode("signature_invalid", 400)
+    /// A name or profile text contains a word on the server's sensitive-word list.
+    public static let textNotAllowed = ErrorCode("text_not_allowed", 400)
     public static let invalidCredentials = ErrorCode("invalid_credentials", 401)
     public static let tooManyAttempts = ErrorCode("too_many_attempts", 429)
     // Sessions.
@@ -95,7 +97,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
             .payloadTooLarge, .notFound, .methodNotAllowed, .usernameInvalid, .usernameTaken, .passwordTooShort,
             .passwordTooLong, .passwordTooWeak, .passwordInvalid, .alreadyAuthenticated, .emailInvalid, .emailTaken,
             .phoneInvalid,
-            .phoneTaken, .nicknameInvalid, .signatureInvalid, .invalidCredentials,
+            .phoneTaken, .nicknameInvalid, .signatureInvalid, .textNotAllowed, .invalidCredentials,
             .tooManyAttempts, .unauthenticated, .invalidToken, .notAMember, .forbidden,
             .userNotFound, .conversationNotFound, .messageInvalid, .clientMessageIDReused,
             .groupFull, .invalidCursor, .unavailable, .internalError, .memberNotFound, .groupDissolved, .muted,

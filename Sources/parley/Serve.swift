@@ -68,6 +68,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a sender may edit their own text (PARLEY_EDIT_WINDOW). Default 900.")
     var editWindow: Int?
 
+    @Option(
+        help:
+            "A UTF-8 file of words not allowed in usernames, nicknames, signatures and group names, one per line, '#' for comments; reloaded on SIGHUP (PARLEY_SENSITIVE_WORDS). Default: none."
+    )
+    var sensitiveWords: String?
+
     @Option(help: "Failed logins before an account is locked for 15 minutes (PARLEY_MAX_FAILED_LOGINS). Default 5.")
     var maxFailedLogins: Int?
 
@@ -142,6 +148,7 @@ struct Serve: AsyncParsableCommand {
         if let seconds = try integer(editWindow, "PARLEY_EDIT_WINDOW", "edit window", 0...31_536_000) {
             configuration.messageWindows.editMs = Int64(seconds) * 1000
         }
+        configuration.sensitiveWordsPath = setting(sensitiveWords, "PARLEY_SENSITIVE_WORDS")
         if let count = try integer(maxFailedLogins, "PARLEY_MAX_FAILED_LOGINS", "failed login limit", 1...1_000) {
             configuration.maxFailedLogins = count
         }

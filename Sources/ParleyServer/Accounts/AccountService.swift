@@ -8,11 +8,14 @@ public struct AccountService: Sendable {
     let store: any ParleyStore
     let clock: WallClock
     let configuration: ServerConfiguration
+    /// The sensitive-word filter usernames, nicknames and signatures must pass.
+    let words: WordFilter
     let throttle: LoginThrottle
     /// Verified against when a login names no user, so that unknown and known logins take equally long.
     private let decoyHash: String
 
-    init(store: any ParleyStore, clock: WallClock, configuration: ServerConfiguration) {
+    init(store: any ParleyStore, clock: WallClock, configuration: ServerConfiguration, words: WordFilter) {
+        self.words = words
         self.store = store
         self.clock = clock
         self.configuration = configuration
@@ -28,6 +31,8 @@ public struct AccountService: Sendable {
         if let email = request.email { try AccountRules.validateEmail(email) }
         if let phone = request.phone { try AccountRules.validatePhone(phone) }
         if let nickname = request.nickname { try AccountRules.validateNickname(nickname) }
+        try words.check(request.username, field: "username")
+        if let nickname = request.nickname { try words.check(nickname, field: "nickname") }
         let hash = try await hashPassword(request.password)
         let user = try await store.createUser(
             NewUser(
@@ -133,6 +138,8 @@ public struct AccountService: Sendable {
     func updateProfile(_ update: ProfileUpdate, of identity: Identity) async throws -> Account {
         if let nickname = update.nickname { try AccountRules.validateNickname(nickname) }
         if let signature = update.signature { try AccountRules.validateSignature(signature) }
+        if let nickname = update.nickname { try words.check(nickname, field: "nickname") }
+        if let signature = update.signature { try words.check(signature, field: "signature") }
         return try await store.updateProfile(
             userId: identity.userId, nickname: update.nickname, signature: update.signature, at: clock.now()
         ).account

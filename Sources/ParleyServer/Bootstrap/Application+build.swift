@@ -17,8 +17,11 @@ public func buildApplication(
     _ configuration: ServerConfiguration, clock: WallClock = .system, logger: Logger = Logger(label: "parley"),
     onListening: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
+    let words = try configuration.sensitiveWordsPath.map(WordFilter.init(path:)) ?? WordFilter()
+    let reloaders = configuration.sensitiveWordsPath == nil ? [] : [WordListReloader(filter: words, logger: logger)]
     let storage = try await Storage.open(configuration, logger: logger)
-    let parts = ServerParts(storage: storage, configuration: configuration, clock: clock, logger: logger)
+    let parts = ServerParts(
+        storage: storage, configuration: configuration, clock: clock, logger: logger, words: words)
 
     let router = Router(context: ParleyRequestContext.self)
     router.add(middleware: ErrorMiddleware())
@@ -55,7 +58,7 @@ public func buildApplication(
         server: server,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Parley"),
         // Started in this order and stopped in reverse: the store closes last.
-        services: [StoreCloser(store: storage.store)] + storage.services + [parts.hub],
+        services: [StoreCloser(store: storage.store)] + storage.services + [parts.hub] + reloaders,
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
 }

@@ -22,15 +22,19 @@ struct ServerParts {
     private let syncController: SyncController
     private let typingController: TypingController
 
-    init(storage: Storage, configuration: ServerConfiguration, clock: WallClock, logger: Logger) {
+    /// `words` is the sensitive-word filter names and profile texts must pass.
+    init(
+        storage: Storage, configuration: ServerConfiguration, clock: WallClock, logger: Logger,
+        words: WordFilter = WordFilter()
+    ) {
         let store = storage.store
         self.store = store
-        accounts = AccountService(store: store, clock: clock, configuration: configuration)
+        accounts = AccountService(store: store, clock: clock, configuration: configuration, words: words)
         accountController = AccountController(accounts: accounts)
         conversationController = ConversationController(
             conversations: ConversationService(
-                store: store, clock: clock, maxGroupMembers: configuration.maxGroupMembers))
-        groupController = GroupController(groups: GroupService(store: store, clock: clock))
+                store: store, clock: clock, maxGroupMembers: configuration.maxGroupMembers, words: words))
+        groupController = GroupController(groups: GroupService(store: store, clock: clock, words: words))
         settingsController = SettingsController(settings: SettingsService(store: store, clock: clock))
         let messages = MessageService(store: store, clock: clock, metrics: metrics)
         messageController = MessageController(messages: messages)

@@ -8,9 +8,12 @@ struct ConversationService: Sendable {
     let clock: WallClock
     /// The member limit new groups get.
     let maxGroupMembers: Int
+    /// The sensitive-word filter group names must pass.
+    let words: WordFilter
 
     func createGroup(_ request: CreateGroupRequest, by identity: Identity) async throws -> ConversationDetail {
         let name = try TextRules.name(request.name, field: "name", maxLength: Limits.maxGroupNameLength)
+        try words.check(name, field: "name")
         let summary = try await store.createGroup(
             name: name, ownerId: identity.userId, memberIds: request.memberIds, memberLimit: maxGroupMembers,
             at: clock.now())

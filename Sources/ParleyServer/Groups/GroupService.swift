@@ -6,6 +6,8 @@ import ParleyStore
 struct GroupService: Sendable {
     let store: any ParleyStore
     let clock: WallClock
+    /// The sensitive-word filter a group's name and description and members' nicknames in it must pass.
+    let words: WordFilter
 
     /// Changes the group's profile; every member hears `conversation.updated`.
     func update(_ id: ConversationID, _ request: UpdateGroupRequest, by identity: Identity) async throws
@@ -22,6 +24,8 @@ struct GroupService: Sendable {
             },
             joinPolicy: request.joinPolicy, muteAll: request.muteAll,
             everyoneMayMentionAll: request.everyoneMayMentionAll)
+        if let name = edit.name { try words.check(name, field: "name") }
+        if let description = edit.description { try words.check(description, field: "description") }
         guard edit != UpdateGroupRequest() else {
             throw ParleyError(.missingField, "Give at least one of the group's fields to change.")
         }
@@ -53,6 +57,7 @@ struct GroupService: Sendable {
                 nickname.isEmpty
                     ? "" : try TextRules.name(nickname, field: "nickname", maxLength: Limits.maxGroupNicknameLength)
             })
+        if let nickname = edit.nickname { try words.check(nickname, field: "nickname") }
         guard edit != UpdateMemberRequest() else {
             throw ParleyError(.missingField, "Give at least one of 'role', 'mutedUntil' and 'nickname'.")
         }
