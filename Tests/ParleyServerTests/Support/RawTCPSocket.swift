@@ -34,9 +34,12 @@ final class RawTCPSocket: @unchecked Sendable {
 
     /// Writes all of `text`; false when the peer closed.
     @discardableResult
-    func send(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        return bytes.withUnsafeBytes { buffer in
+    func send(_ text: String) -> Bool { sendBytes(Array(text.utf8)) }
+
+    /// Writes all of `bytes`; false when the peer closed.
+    @discardableResult
+    func sendBytes(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { buffer in
             Glibc.send(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) == buffer.count
         }
     }
