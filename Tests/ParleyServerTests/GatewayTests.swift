@@ -15,14 +15,14 @@ import Testing
     }
 
     @Test func silentSocketIsClosedAfterTheHeartbeatTimeoutButAPingingOneIsNot() async throws {
-        try await withServer(configure: { $0.heartbeatTimeout = .seconds(3) }) { api in
+        try await withServer(configure: { $0.heartbeatTimeout = .seconds(5) }) { api in
             let alice = try await api.signUp("alice")
             let silent = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
             let pinging = try RawWebSocketPinger(
                 port: api.port, token: alice.token, interval: .milliseconds(150), frame: RawWebSocketPinger.parleyPing)
             defer { pinging.stop() }
             #expect(try await silent.waitForClose() == CloseCode.heartbeatTimeout.rawValue)
-            #expect(await !pinging.socket.closedByPeer(within: .seconds(4)), "a socket sending pings stays open")
+            #expect(await !pinging.socket.closedByPeer(within: .seconds(6)), "a socket sending pings stays open")
             let answers = String(decoding: await pinging.socket.read(timeout: .seconds(2)) ?? [], as: UTF8.self)
             #expect(answers.contains(#""type":"pong""#), "its pings are answered")
         }

@@ -118,7 +118,8 @@ import Testing
         let busy = GatewayConnection(tag: hub.makeTag(), queueLimit: 10, now: now - second)
         let silent = GatewayConnection(tag: hub.makeTag(), queueLimit: 10, now: now - 100 * second)
         let stuck = GatewayConnection(tag: hub.makeTag(), queueLimit: 10, now: now - 100 * second)
-        for (index, connection) in [busy, silent, stuck].enumerated() {
+        let behind = GatewayConnection(tag: hub.makeTag(), queueLimit: 10, now: now - 100 * second)
+        for (index, connection) in [busy, silent, stuck, behind].enumerated() {
             hub.register(connection)
             hub.attach(
                 connection, as: Identity(userId: UserID(Int64(index + 1)), sessionId: SessionID(Int64(index + 1))))
@@ -127,10 +128,17 @@ import Testing
         silent.activity.noteRead(now: now - 61 * second)
         stuck.activity.noteRead(now: now)
         stuck.writeBegan(now: now - 31 * second)
+        // The server's reader fell behind and the channel stopped asking for bytes after this one.
+        behind.activity.noteRead(now: now - 90 * second)
+        behind.activity.noteReadsHandedOn()
         hub.sweep(now: now)
         #expect(!busy.queue.isClosing, "a read later than the sweep's clock is no time elapsed, not 584 years")
         #expect(silent.queue.isClosing)
         #expect(metrics.text.contains("parley_stuck_write_aborts_total 1"))
         #expect(!stuck.queue.isClosing, "a stuck socket is aborted below the WebSocket layer, not asked to close")
+        #expect(!behind.queue.isClosing, "a client whose frames wait for a reader that fell behind is not silent")
+        behind.activity.noteReadRequested(now: now - 61 * second)
+        hub.sweep(now: now)
+        #expect(behind.queue.isClosing, "once the server reads again, silence counts from then")
     }
 }

@@ -170,7 +170,12 @@ final class ConnectionHub: Service, Sendable {
                 if Self.elapsed(since: connection.openedAt, now: now) > authenticationTimeout {
                     connection.queue.close(.unauthenticated, reason: "No auth frame in time.")
                 }
-            } else if Self.elapsed(since: connection.lastReceivedAt, now: now) > heartbeatTimeout {
+            } else if let silence = connection.silence(now: now), silence > heartbeatTimeout,
+                !connection.queue.isClosing
+            {
+                logger.debug(
+                    "Closing a socket silent past the heartbeat timeout",
+                    metadata: ["tag": "\(connection.tag)", "silentMs": "\(silence / 1_000_000)"])
                 connection.queue.close(.heartbeatTimeout, reason: "No frame within the heartbeat timeout.")
             }
         }

@@ -18,12 +18,12 @@ final class GatewayConnection: Sendable {
     private let identityBox = Mutex<Identity?>(nil)
 
     init(
-        tag: ConnectionTag, queueLimit: Int, activity: ConnectionActivity = ConnectionActivity(),
+        tag: ConnectionTag, queueLimit: Int, activity: ConnectionActivity? = nil,
         channel: (any Channel)? = nil, now: UInt64 = NIODeadline.now().uptimeNanoseconds
     ) {
         self.tag = tag
         self.queue = OutboundQueue(limit: queueLimit)
-        self.activity = activity
+        self.activity = activity ?? ConnectionActivity(now: now)
         self.channel = channel
         self.openedAt = now
     }
@@ -32,7 +32,9 @@ final class GatewayConnection: Sendable {
 
     func authenticate(as identity: Identity) { identityBox.withLock { $0 = identity } }
 
-    var lastReceivedAt: UInt64 { activity.lastReadAt }
+    /// How long the client has been silent while the server was ready to read it (nil while
+    /// the server's reader is behind; see ``ConnectionActivity``).
+    func silence(now: UInt64) -> UInt64? { activity.silence(now: now) }
 
     /// Notes that a write to the socket began.
     func writeBegan(now: UInt64 = NIODeadline.now().uptimeNanoseconds) { writeStarted.store(now, ordering: .relaxed) }
