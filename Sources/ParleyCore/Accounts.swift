@@ -1,18 +1,44 @@
-/// A user as others see them.
+/// A user as others see them. The optional details are absent until the user gives them.
 public struct User: Codable, Hashable, Sendable {
     public var id: UserID
     public var username: String
     public var nickname: String
     public var signature: String
+    /// The file id of their avatar image.
+    public var avatar: String?
+    public var gender: Gender?
+    /// `YYYY-MM-DD`.
+    public var birthday: String?
+    /// An ISO 3166-1 alpha-2 country code, optionally with an ISO 3166-2 subdivision (`CN-GD`).
+    public var region: String?
     public var createdAt: Int64
 
-    public init(id: UserID, username: String, nickname: String, signature: String, createdAt: Int64) {
+    public init(
+        id: UserID, username: String, nickname: String, signature: String, avatar: String? = nil,
+        gender: Gender? = nil, birthday: String? = nil, region: String? = nil, createdAt: Int64
+    ) {
         self.id = id
         self.username = username
         self.nickname = nickname
         self.signature = signature
+        self.avatar = avatar
+        self.gender = gender
+        self.birthday = birthday
+        self.region = region
         self.createdAt = createdAt
     }
+}
+
+/// What a user says of their gender, if anything: `female`, `male` or `other`.
+public struct Gender: OpenStringValue {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let female: Gender = "female"
+    public static let male: Gender = "male"
+    public static let other: Gender = "other"
+    /// The values a server accepts.
+    public static let known: [Gender] = [.female, .male, .other]
 }
 
 /// The signed-in user's own account, with the private fields only they see.
@@ -125,17 +151,29 @@ public struct TokenResponse: Codable, Sendable {
     }
 }
 
-/// `PATCH /v1/me`: fields left out stay as they are.
-public struct ProfileUpdate: Codable, Sendable, StrictDecodable {
+/// `PATCH /v1/me`: fields left out stay as they are; an empty `avatar`, `gender`,
+/// `birthday` or `region` removes it.
+public struct ProfileUpdate: Codable, Hashable, Sendable, StrictDecodable {
     public var nickname: String?
     public var signature: String?
+    public var avatar: String?
+    public var gender: String?
+    public var birthday: String?
+    public var region: String?
 
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case nickname, signature
+        case nickname, signature, avatar, gender, birthday, region
     }
 
-    public init(nickname: String? = nil, signature: String? = nil) {
+    public init(
+        nickname: String? = nil, signature: String? = nil, avatar: String? = nil, gender: String? = nil,
+        birthday: String? = nil, region: String? = nil
+    ) {
         self.nickname = nickname
         self.signature = signature
+        self.avatar = avatar
+        self.gender = gender
+        self.birthday = birthday
+        self.region = region
     }
 }

@@ -51,6 +51,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let phoneTaken = ErrorCode("phone_taken", 409)
     public static let nicknameInvalid = ErrorCode("nickname_invalid", 400)
     public static let signatureInvalid = ErrorCode("signature_invalid", 400)
+    public static let avatarInvalid = ErrorCode("avatar_invalid", 400)
+    public static let genderInvalid = ErrorCode("gender_invalid", 400)
+    public static let birthdayInvalid = ErrorCode("birthday_invalid", 400)
+    public static let regionInvalid = ErrorCode("region_invalid", 400)
     /// A name or profile text contains a word on the server's sensitive-word list.
     public static let textNotAllowed = ErrorCode("text_not_allowed", 400)
     public static let invalidCredentials = ErrorCode("invalid_credentials", 401)
@@ -97,7 +101,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
             .payloadTooLarge, .notFound, .methodNotAllowed, .usernameInvalid, .usernameTaken, .passwordTooShort,
             .passwordTooLong, .passwordTooWeak, .passwordInvalid, .alreadyAuthenticated, .emailInvalid, .emailTaken,
             .phoneInvalid,
-            .phoneTaken, .nicknameInvalid, .signatureInvalid, .textNotAllowed, .invalidCredentials,
+            .phoneTaken, .nicknameInvalid, .signatureInvalid, .avatarInvalid, .genderInvalid, .birthdayInvalid,
+            .regionInvalid, .textNotAllowed, .invalidCredentials,
             .tooManyAttempts, .unauthenticated, .invalidToken, .notAMember, .forbidden,
             .userNotFound, .conversationNotFound, .messageInvalid, .clientMessageIDReused,
             .groupFull, .invalidCursor, .unavailable, .internalError, .memberNotFound, .groupDissolved, .muted,

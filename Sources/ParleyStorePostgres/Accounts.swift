@@ -48,20 +48,22 @@ extension PostgresStore {
         }
     }
 
-    public func updateProfile(userId: UserID, nickname: String?, signature: String?, at now: Int64) async throws
-        -> UserRecord
-    {
+    public func updateProfile(userId: UserID, _ update: ProfileUpdate, at now: Int64) async throws -> UserRecord {
         try await write { connection, notes in
             guard
-                let row = try await connection.rows(
-                    """
-                    UPDATE users SET nickname = COALESCE($1, nickname), signature = COALESCE($2, signature)
-                    WHERE id = $3 RETURNING *
-                    """,
-                    [SQLValue(nickname), SQLValue(signature), .int(userId.rawValue)], logger: self.logger
-                ).first
+                let user = try await connection.rows(
+                    "SELECT * FROM users WHERE id = $1 FOR UPDATE", [.int(userId.rawValue)], logger: self.logger
+                ).first.map(UserRecord.init(row:))?.updated(by: update)
             else { throw ParleyError(.userNotFound, "No such user.") }
-            let user = try UserRecord(row: row)
+            try await connection.rows(
+                """
+                UPDATE users SET nickname = $1, signature = $2, avatar = $3, gender = $4, birthday = $5, region = $6
+                WHERE id = $7
+                """,
+                [
+                    .text(user.nickname), .text(user.signature), SQLValue(user.avatar), SQLValue(user.gender?.rawValue),
+                    SQLValue(user.birthday), SQLValue(user.region), .int(userId.rawValue),
+                ], logger: self.logger)
             try await self.announce(
                 connection, notes, [Announcement(to: [userId], ProfileUpdated(account: user.account).body)], at: now)
             return user
@@ -113,6 +115,8 @@ extension UserRecord {
             id: UserID(try row.int("id")), username: try row.text("username"), email: try row.optionalText("email"),
             phone: try row.optionalText("phone"), passwordHash: try row.text("password_hash"),
             nickname: try row.text("nickname"), signature: try row.text("signature"),
+            avatar: try row.optionalText("avatar"), gender: try row.optionalText("gender").map(Gender.init(rawValue:)),
+            birthday: try row.optionalText("birthday"), region: try row.optionalText("region"),
             createdAt: try row.int("created_at"))
     }
 }

@@ -175,5 +175,12 @@ enum PostgresSchema {
                 """
             ]
         ),
+        (
+            version: 7,
+            sql: [
+                // A profile's optional details (NULL until given).
+                "ALTER TABLE users ADD COLUMN avatar TEXT, ADD COLUMN gender TEXT, ADD COLUMN birthday TEXT, ADD COLUMN region TEXT"
+            ]
+        ),
     ]
 }

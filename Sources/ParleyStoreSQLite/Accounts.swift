@@ -51,19 +51,20 @@ extension SQLiteStore {
         }
     }
 
-    public func updateProfile(userId: UserID, nickname: String?, signature: String?, at now: Int64) async throws
-        -> UserRecord
-    {
+    public func updateProfile(userId: UserID, _ update: ProfileUpdate, at now: Int64) async throws -> UserRecord {
         try await pool.write { db in
-            try db.execute(
-                sql: """
-                    UPDATE users SET nickname = COALESCE(?, nickname), signature = COALESCE(?, signature)
-                    WHERE id = ?
-                    """,
-                arguments: [nickname, signature, userId.rawValue])
-            guard let user = try Self.fetchUser(db, id: userId) else {
+            guard let user = try Self.fetchUser(db, id: userId)?.updated(by: update) else {
                 throw ParleyError(.userNotFound, "No such user.")
             }
+            try db.execute(
+                sql: """
+                    UPDATE users SET nickname = ?, signature = ?, avatar = ?, gender = ?, birthday = ?, region = ?
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    user.nickname, user.signature, user.avatar, user.gender?.rawValue, user.birthday, user.region,
+                    userId.rawValue,
+                ])
             try self.announce(db, [Announcement(to: [userId], ProfileUpdated(account: user.account).body)], at: now)
             return user
         }

@@ -8,7 +8,8 @@ extension UserRecord {
         self.init(
             id: UserID(row["id"]), username: row["username"], email: row["email"], phone: row["phone"],
             passwordHash: row["password_hash"], nickname: row["nickname"], signature: row["signature"],
-            createdAt: row["created_at"])
+            avatar: row["avatar"], gender: (row["gender"] as String?).map(Gender.init(rawValue:)),
+            birthday: row["birthday"], region: row["region"], createdAt: row["created_at"])
     }
 }
 

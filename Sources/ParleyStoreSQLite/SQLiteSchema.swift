@@ -197,6 +197,16 @@ enum SQLiteSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v6") { db in
+            // A profile's optional details (NULL until given).
+            try db.execute(
+                sql: """
+                    ALTER TABLE users ADD COLUMN avatar TEXT;
+                    ALTER TABLE users ADD COLUMN gender TEXT;
+                    ALTER TABLE users ADD COLUMN birthday TEXT;
+                    ALTER TABLE users ADD COLUMN region TEXT;
+                    """)
+        }
         return migrator
     }
 }

@@ -40,3 +40,29 @@ extension CLITests {
         await server.stop()
     }
 }
+
+/// `parley profile` shows a profile and `parley profile set` changes yours.
+extension CLITests {
+    @Test func profileSetChangesYourDetailsAndProfileShowsThemToOthers() async throws {
+        let server = try await InProcessServer.start()
+        let (alice, bob) = try await Self.aliceAndBob(on: server)
+        let saved = try await alice.succeed([
+            "profile", "set", "--nickname", "Alice", "--signature", "plant lover", "--gender", "female", "--birthday",
+            "1991-07-04", "--region", "CN-GD",
+        ])
+        #expect(saved.contains("Profile saved:\nAlice (@alice, id "))
+        let seen = try await bob.succeed(["profile", "alice"])
+        #expect(
+            seen.hasSuffix("signature: plant lover\ngender:    female\nbirthday:  1991-07-04\nregion:    CN-GD\n"),
+            "\(seen)")
+        #expect(!seen.contains("email"), "another user's private fields are not shown")
+        _ = try await alice.succeed(["profile", "set", "--region", ""])
+        #expect(try await alice.succeed(["profile"]).contains("region") == false)
+        let refused = try await alice.run(["profile", "set", "--birthday", "1991-02-30"])
+        #expect(refused.status != 0)
+        #expect(refused.errors.contains("Birthday must be a date written YYYY-MM-DD"), "\(refused.errors)")
+        let nothing = try await alice.run(["profile", "set"])
+        #expect(nothing.status != 0)
+        await server.stop()
+    }
+}

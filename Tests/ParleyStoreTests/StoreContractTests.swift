@@ -27,6 +27,36 @@ import Testing
             sentAt: Self.now)
     }
 
+    /// A profile update sets what it gives, keeps what it leaves out and removes an empty
+    /// detail; what is stored reads back the same, by id and by username.
+    @Test(arguments: StoreBackend.available)
+    func profileDetailsAreStoredKeptAndRemoved(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = try await makeUsers(store, "alice")[0]
+        let full = try await store.updateProfile(
+            userId: alice,
+            ProfileUpdate(
+                nickname: "爱丽丝", signature: "hi", avatar: "f_1", gender: "other", birthday: "1990-12-31",
+                region: "JP-13"),
+            at: Self.now)
+        #expect(
+            full.user
+                == User(
+                    id: alice, username: "alice", nickname: "爱丽丝", signature: "hi", avatar: "f_1", gender: .other,
+                    birthday: "1990-12-31", region: "JP-13", createdAt: Self.now))
+        let partly = try await store.updateProfile(
+            userId: alice, ProfileUpdate(signature: "", avatar: "", region: ""), at: Self.now)
+        #expect(partly.signature.isEmpty && partly.avatar == nil && partly.region == nil)
+        #expect(partly.nickname == "爱丽丝" && partly.gender == .other && partly.birthday == "1990-12-31")
+        #expect(try await store.user(id: alice) == partly)
+        #expect(try await store.user(username: "alice") == partly)
+        let nobody = await #expect(throws: ParleyError.self) {
+            _ = try await store.updateProfile(userId: UserID(999), ProfileUpdate(nickname: "x"), at: Self.now)
+        }
+        #expect(nobody?.code == .userNotFound)
+        try await store.close()
+    }
+
     @Test(arguments: StoreBackend.available)
     func usernamesEmailsAndPhonesAreUniqueAndFindable(_ backend: StoreBackend) async throws {
         let store = try await backend.make()

@@ -7,7 +7,7 @@ import ParleyCore
 /// - ``session``: account, login, tokens (one shared refresh at a time);
 /// - ``sync``: the ``SyncEngine``, which keeps the store up to date and handles pushes;
 /// - ``sendQueue``: the ``SendQueue`` (outbox), whose sends return handles;
-/// - feature facades: ``conversations``, ``groups``, ``messages``, ``settings`` and
+/// - feature facades: ``conversations``, ``groups``, ``messages``, ``settings``, ``profile`` and
 ///   ``typing``; contacts and files go beside them.
 ///
 /// Views never get pushed into: a ``ChatContext`` follows the sync engine and the send
@@ -32,6 +32,8 @@ public actor ParleyClient {
     public nonisolated let settings: Settings
     /// Message actions: recall, edit, forward, delete for me, clear history, receipts.
     public nonisolated let messages: MessageActions
+    /// The signed-in user's own profile.
+    public nonisolated let profile: Profile
     private let time: TimeSource
     private var maintenance: Task<Void, Never>?
 
@@ -61,6 +63,7 @@ public actor ParleyClient {
         typing = Typing(connection: connection, time: time)
         groups = Groups(store: store, session: session, requests: requests)
         settings = Settings(store: store, session: session)
+        profile = Profile(store: store, session: session)
         messages = MessageActions(
             store: store, session: session, sync: sync, connection: connection,
             newClientMsgId: { UUID().uuidString.lowercased() }, pendingForwards: PendingForwards())

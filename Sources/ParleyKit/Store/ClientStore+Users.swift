@@ -10,10 +10,16 @@ extension ClientStore {
     static func saveUser(_ db: Database, _ user: User) throws {
         try db.execute(
             sql: """
-                INSERT INTO users (id, username, nickname, signature, created_at) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET nickname = excluded.nickname, signature = excluded.signature
+                INSERT INTO users (id, username, nickname, signature, avatar, gender, birthday, region, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET nickname = excluded.nickname, signature = excluded.signature,
+                    avatar = excluded.avatar, gender = excluded.gender, birthday = excluded.birthday,
+                    region = excluded.region
                 """,
-            arguments: [user.id.rawValue, user.username, user.nickname, user.signature, user.createdAt])
+            arguments: [
+                user.id.rawValue, user.username, user.nickname, user.signature, user.avatar, user.gender?.rawValue,
+                user.birthday, user.region, user.createdAt,
+            ])
     }
 
     public func user(_ id: UserID) throws -> User? {
@@ -21,7 +27,9 @@ extension ClientStore {
             try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id.rawValue]).map {
                 User(
                     id: UserID($0["id"]), username: $0["username"], nickname: $0["nickname"],
-                    signature: $0["signature"], createdAt: $0["created_at"])
+                    signature: $0["signature"], avatar: $0["avatar"],
+                    gender: ($0["gender"] as String?).map(Gender.init(rawValue:)), birthday: $0["birthday"],
+                    region: $0["region"], createdAt: $0["created_at"])
             }
         }
     }

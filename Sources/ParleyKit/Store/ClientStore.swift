@@ -149,6 +149,16 @@ public final class ClientStore: Sendable {
                     ALTER TABLE conversations ADD COLUMN unread_mentions INTEGER NOT NULL DEFAULT 0;
                     """)
         }
+        // A profile's optional details.
+        migrator.registerMigration("v10 profile details") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE users ADD COLUMN avatar TEXT;
+                    ALTER TABLE users ADD COLUMN gender TEXT;
+                    ALTER TABLE users ADD COLUMN birthday TEXT;
+                    ALTER TABLE users ADD COLUMN region TEXT;
+                    """)
+        }
         return migrator
     }
 }

@@ -136,13 +136,23 @@ public struct AccountService: Sendable {
     }
 
     func updateProfile(_ update: ProfileUpdate, of identity: Identity) async throws -> Account {
+        guard update != ProfileUpdate() else {
+            throw ParleyError(
+                .missingField,
+                "Give at least one of 'nickname', 'signature', 'avatar', 'gender', 'birthday' and 'region'.")
+        }
+        let now = clock.now()
         if let nickname = update.nickname { try AccountRules.validateNickname(nickname) }
         if let signature = update.signature { try AccountRules.validateSignature(signature) }
+        if let avatar = update.avatar { try ProfileRules.validateAvatar(avatar) }
+        if let gender = update.gender { try ProfileRules.validateGender(gender) }
+        if let birthday = update.birthday {
+            try ProfileRules.validateBirthday(birthday, today: ProfileRules.today(now))
+        }
+        if let region = update.region { try ProfileRules.validateRegion(region) }
         if let nickname = update.nickname { try words.check(nickname, field: "nickname") }
         if let signature = update.signature { try words.check(signature, field: "signature") }
-        return try await store.updateProfile(
-            userId: identity.userId, nickname: update.nickname, signature: update.signature, at: clock.now()
-        ).account
+        return try await store.updateProfile(userId: identity.userId, update, at: now).account
     }
 
     private func makeTokens(now: Int64) -> (SessionTokens, access: String, refresh: String) {

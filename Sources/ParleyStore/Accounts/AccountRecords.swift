@@ -9,11 +9,16 @@ public struct UserRecord: Sendable, Hashable {
     public var passwordHash: String
     public var nickname: String
     public var signature: String
+    public var avatar: String?
+    public var gender: Gender?
+    public var birthday: String?
+    public var region: String?
     public var createdAt: Int64
 
     public init(
         id: UserID, username: String, email: String?, phone: String?, passwordHash: String, nickname: String,
-        signature: String, createdAt: Int64
+        signature: String, avatar: String? = nil, gender: Gender? = nil, birthday: String? = nil,
+        region: String? = nil, createdAt: Int64
     ) {
         self.id = id
         self.username = username
@@ -22,12 +27,35 @@ public struct UserRecord: Sendable, Hashable {
         self.passwordHash = passwordHash
         self.nickname = nickname
         self.signature = signature
+        self.avatar = avatar
+        self.gender = gender
+        self.birthday = birthday
+        self.region = region
         self.createdAt = createdAt
     }
 
     /// The public profile.
     public var user: User {
-        User(id: id, username: username, nickname: nickname, signature: signature, createdAt: createdAt)
+        User(
+            id: id, username: username, nickname: nickname, signature: signature, avatar: avatar, gender: gender,
+            birthday: birthday, region: region, createdAt: createdAt)
+    }
+
+    /// This user with `update` applied (validated already): fields left out stay, an empty
+    /// detail is removed.
+    public func updated(by update: ProfileUpdate) -> UserRecord {
+        func detail(_ given: String?, _ current: String?) -> String? {
+            guard let given else { return current }
+            return given.isEmpty ? nil : given
+        }
+        var user = self
+        user.nickname = update.nickname ?? nickname
+        user.signature = update.signature ?? signature
+        user.avatar = detail(update.avatar, avatar)
+        user.gender = detail(update.gender, gender?.rawValue).map(Gender.init(rawValue:))
+        user.birthday = detail(update.birthday, birthday)
+        user.region = detail(update.region, region)
+        return user
     }
 
     /// The profile with the owner-only fields.

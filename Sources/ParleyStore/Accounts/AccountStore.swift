@@ -8,6 +8,7 @@ public protocol AccountStore: Sendable {
     func findUser(login: String) async throws -> UserRecord?
     func user(id: UserID) async throws -> UserRecord?
     func user(username: String) async throws -> UserRecord?
-    /// Changes the fields given; appends a `profile.updated` event for the user.
-    func updateProfile(userId: UserID, nickname: String?, signature: String?, at now: Int64) async throws -> UserRecord
+    /// Applies `update` (validated) as ``UserRecord/updated(by:)`` does; appends a
+    /// `profile.updated` event for the user.
+    func updateProfile(userId: UserID, _ update: ProfileUpdate, at now: Int64) async throws -> UserRecord
 }

@@ -1,0 +1,33 @@
+import Foundation
+import ParleyCore
+import ParleyKit
+import ParleyTesting
+import Testing
+
+extension LiveServerSuites {
+    /// `client.profile` against a real server: a change is saved at once on the device that
+    /// made it and reaches the user's other device through sync; a refusal names its field.
+    @Suite(.serialized) struct ProfileSDKTests {
+        @Test func aProfileChangeReachesTheUsersOtherDeviceAndARefusalNamesItsField() async throws {
+            let (server, alice, _, _) = try await aliceAndBob()
+            let laptop = try makeClient(server.url, device: "laptop")
+            try await laptop.session.login("alice", password: "Passw0rd!")
+            await laptop.catchUp()
+
+            let account = try await alice.profile.update(
+                ProfileUpdate(nickname: "Alice", gender: "female", birthday: "1990-05-17", region: "FR-75"))
+            #expect(account.user.region == "FR-75")
+            #expect(try alice.store.user(account.user.id) == account.user, "saved on this device at once")
+            await laptop.catchUp()
+            #expect(try laptop.store.user(account.user.id) == account.user, "her laptop, through sync")
+            #expect(try await laptop.profile.me() == account)
+
+            let refused = await #expect(throws: ParleyError.self) {
+                try await alice.profile.update(ProfileUpdate(birthday: "1990-02-30"))
+            }
+            #expect(refused?.code == .birthdayInvalid)
+            #expect(try await alice.profile.me().user.birthday == "1990-05-17", "nothing changed")
+            await server.stop()
+        }
+    }
+}
