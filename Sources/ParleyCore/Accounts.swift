@@ -46,11 +46,14 @@ public struct Account: Codable, Hashable, Sendable {
     public var user: User
     public var email: String?
     public var phone: String?
+    /// Who may find them, and how (absent from servers older than it).
+    public var privacy: PrivacySettings?
 
-    public init(user: User, email: String?, phone: String?) {
+    public init(user: User, email: String?, phone: String?, privacy: PrivacySettings? = nil) {
         self.user = user
         self.email = email
         self.phone = phone
+        self.privacy = privacy
     }
 }
 

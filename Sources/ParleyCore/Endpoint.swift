@@ -3,7 +3,7 @@
 public enum Endpoint: String, CaseIterable, Sendable {
     case health, ready, openAPI, metrics
     case register, login, refresh, logout, listSessions, revokeSession
-    case getMe, updateMe, getUser, getUserByUsername
+    case getMe, updateMe, getUser, getUserByUsername, getPrivacy, updatePrivacy, lookupUser, searchUsers
     case listConversations, createGroup, openDirect, getConversation, updateGroup, addMembers
     case updateMember, removeMember, transferGroup, dissolveGroup
     case createInviteLink, listInviteLinks, revokeInviteLink, previewInvite, useInvite
@@ -20,7 +20,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
             .recallMessage, .deleteMessages, .markDelivered:
             "POST"
         case .logout, .revokeSession, .removeMember, .revokeInviteLink: "DELETE"
-        case .updateMe, .updateGroup, .updateMember, .updateSettings, .editMessage: "PATCH"
+        case .updateMe, .updatePrivacy, .updateGroup, .updateMember, .updateSettings, .editMessage: "PATCH"
         default: "GET"
         }
     }
@@ -40,6 +40,9 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .getMe, .updateMe: "/v1/me"
         case .getUser: "/v1/users/{userId}"
         case .getUserByUsername: "/v1/users/by-username/{username}"
+        case .getPrivacy, .updatePrivacy: "/v1/me/privacy"
+        case .lookupUser: "/v1/users/lookup"
+        case .searchUsers: "/v1/users/search"
         case .listConversations, .createGroup: "/v1/conversations"
         case .openDirect: "/v1/conversations/direct"
         case .getConversation, .updateGroup: "/v1/conversations/{conversationId}"

@@ -10,12 +10,14 @@ extension PostgresStore {
             try await connection.scalar(
                 Int64.self,
                 """
-                INSERT INTO users (username, username_key, email, phone, password_hash, nickname, created_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+                INSERT INTO users (username, username_key, email, phone, password_hash, nickname, created_at,
+                    nickname_folded)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id
                 """,
                 [
                     .text(user.username), .text(AccountRules.canonicalUsername(user.username)), SQLValue(email),
                     SQLValue(user.phone), .text(user.passwordHash), .text(user.nickname), .int(user.createdAt),
+                    .text(FindingRules.folded(user.nickname)),
                 ], logger: logger)!
         }
         return UserRecord(
@@ -24,7 +26,7 @@ extension PostgresStore {
     }
 
     public func findUser(login: String) async throws -> UserRecord? {
-        try await fetchUser(LoginKey(login: login))
+        try await user(key: LoginKey(login: login))
     }
 
     public func user(id: UserID) async throws -> UserRecord? {
@@ -36,7 +38,7 @@ extension PostgresStore {
         return try await fetchUser(key.column, .text(key.value))
     }
 
-    private func fetchUser(_ key: LoginKey) async throws -> UserRecord? {
+    public func user(key: LoginKey) async throws -> UserRecord? {
         try await fetchUser(key.column, .text(key.value))
     }
 
@@ -57,16 +59,61 @@ extension PostgresStore {
             else { throw ParleyError(.userNotFound, "No such user.") }
             try await connection.rows(
                 """
-                UPDATE users SET nickname = $1, signature = $2, avatar = $3, gender = $4, birthday = $5, region = $6
+                UPDATE users SET nickname = $1, signature = $2, avatar = $3, gender = $4, birthday = $5, region = $6,
+                    nickname_folded = $8
                 WHERE id = $7
                 """,
                 [
                     .text(user.nickname), .text(user.signature), SQLValue(user.avatar), SQLValue(user.gender?.rawValue),
                     SQLValue(user.birthday), SQLValue(user.region), .int(userId.rawValue),
+                    .text(FindingRules.folded(user.nickname)),
                 ], logger: self.logger)
             try await self.announce(
                 connection, notes, [Announcement(to: [userId], ProfileUpdated(account: user.account).body)], at: now)
             return user
+        }
+    }
+
+    public func updatePrivacy(userId: UserID, _ update: UpdatePrivacyRequest, at now: Int64) async throws
+        -> UserRecord
+    {
+        try await write { connection, notes in
+            guard
+                var user = try await connection.rows(
+                    "SELECT * FROM users WHERE id = $1 FOR UPDATE", [.int(userId.rawValue)], logger: self.logger
+                ).first.map(UserRecord.init(row:))
+            else { throw ParleyError(.userNotFound, "No such user.") }
+            user.privacy = user.privacy.updated(by: update)
+            try await connection.rows(
+                """
+                UPDATE users SET find_by_username = $1, find_by_email = $2, find_by_phone = $3, find_by_nickname = $4
+                WHERE id = $5
+                """,
+                [
+                    .text(user.privacy.findByUsername.rawValue), .text(user.privacy.findByEmail.rawValue),
+                    .text(user.privacy.findByPhone.rawValue), .text(user.privacy.findByNickname.rawValue),
+                    .int(userId.rawValue),
+                ], logger: self.logger)
+            try await self.announce(
+                connection, notes, [Announcement(to: [userId], ProfileUpdated(account: user.account).body)], at: now)
+            return user
+        }
+    }
+
+    public func searchUsers(nickname query: String, for seeker: UserID, offset: Int, limit: Int) async throws
+        -> [UserRecord]
+    {
+        try await plain { connection in
+            try await connection.rows(
+                """
+                SELECT * FROM users
+                WHERE find_by_nickname = 'everyone' AND id <> $2 AND strpos(nickname_folded, $1) > 0
+                ORDER BY nickname_folded = $1 DESC, starts_with(nickname_folded, $1) DESC, id
+                LIMIT $3 OFFSET $4
+                """,
+                [.text(FindingRules.folded(query)), .int(seeker.rawValue), .int(Int64(limit)), .int(Int64(offset))],
+                logger: self.logger
+            ).map(UserRecord.init(row:))
         }
     }
 
@@ -117,6 +164,11 @@ extension UserRecord {
             nickname: try row.text("nickname"), signature: try row.text("signature"),
             avatar: try row.optionalText("avatar"), gender: try row.optionalText("gender").map(Gender.init(rawValue:)),
             birthday: try row.optionalText("birthday"), region: try row.optionalText("region"),
+            privacy: PrivacySettings(
+                findByUsername: Discoverability(rawValue: try row.text("find_by_username")) ?? .everyone,
+                findByEmail: Discoverability(rawValue: try row.text("find_by_email")) ?? .everyone,
+                findByPhone: Discoverability(rawValue: try row.text("find_by_phone")) ?? .everyone,
+                findByNickname: Discoverability(rawValue: try row.text("find_by_nickname")) ?? .everyone),
             createdAt: try row.int("created_at"))
     }
 }

@@ -182,5 +182,20 @@ enum PostgresSchema {
                 "ALTER TABLE users ADD COLUMN avatar TEXT, ADD COLUMN gender TEXT, ADD COLUMN birthday TEXT, ADD COLUMN region TEXT"
             ]
         ),
+        (
+            version: 8,
+            sql: [
+                // Who may find each user how, and the nickname as search compares it (set by the
+                // server from now on; lower() is close enough for the nicknames already stored).
+                """
+                ALTER TABLE users ADD COLUMN find_by_username TEXT NOT NULL DEFAULT 'everyone',
+                    ADD COLUMN find_by_email TEXT NOT NULL DEFAULT 'everyone',
+                    ADD COLUMN find_by_phone TEXT NOT NULL DEFAULT 'everyone',
+                    ADD COLUMN find_by_nickname TEXT NOT NULL DEFAULT 'everyone',
+                    ADD COLUMN nickname_folded TEXT NOT NULL DEFAULT ''
+                """,
+                "UPDATE users SET nickname_folded = lower(nickname)",
+            ]
+        ),
     ]
 }

@@ -8,13 +8,14 @@ extension SQLiteStore {
             return try await pool.write { db in
                 try db.execute(
                     sql: """
-                        INSERT INTO users (username, username_key, email, phone, password_hash, nickname, created_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        INSERT INTO users (username, username_key, email, phone, password_hash, nickname, created_at,
+                            nickname_folded)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         user.username, AccountRules.canonicalUsername(user.username),
                         user.email.map(AccountRules.canonicalEmail), user.phone, user.passwordHash, user.nickname,
-                        user.createdAt,
+                        user.createdAt, FindingRules.folded(user.nickname),
                     ])
                 return UserRecord(
                     id: UserID(db.lastInsertedRowID), username: user.username,
@@ -33,7 +34,7 @@ extension SQLiteStore {
     }
 
     public func findUser(login: String) async throws -> UserRecord? {
-        try await fetchUser(LoginKey(login: login))
+        try await user(key: LoginKey(login: login))
     }
 
     public func user(id: UserID) async throws -> UserRecord? {
@@ -41,10 +42,10 @@ extension SQLiteStore {
     }
 
     public func user(username: String) async throws -> UserRecord? {
-        try await fetchUser(LoginKey(username: username))
+        try await user(key: LoginKey(username: username))
     }
 
-    private func fetchUser(_ key: LoginKey) async throws -> UserRecord? {
+    public func user(key: LoginKey) async throws -> UserRecord? {
         try await pool.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM users WHERE \(key.column) = ?", arguments: [key.value])
                 .map(UserRecord.init(row:))
@@ -58,15 +59,56 @@ extension SQLiteStore {
             }
             try db.execute(
                 sql: """
-                    UPDATE users SET nickname = ?, signature = ?, avatar = ?, gender = ?, birthday = ?, region = ?
+                    UPDATE users SET nickname = ?, signature = ?, avatar = ?, gender = ?, birthday = ?, region = ?,
+                        nickname_folded = ?
                     WHERE id = ?
                     """,
                 arguments: [
                     user.nickname, user.signature, user.avatar, user.gender?.rawValue, user.birthday, user.region,
-                    userId.rawValue,
+                    FindingRules.folded(user.nickname), userId.rawValue,
                 ])
             try self.announce(db, [Announcement(to: [userId], ProfileUpdated(account: user.account).body)], at: now)
             return user
+        }
+    }
+
+    public func updatePrivacy(userId: UserID, _ update: UpdatePrivacyRequest, at now: Int64) async throws
+        -> UserRecord
+    {
+        try await pool.write { db in
+            guard var user = try Self.fetchUser(db, id: userId) else {
+                throw ParleyError(.userNotFound, "No such user.")
+            }
+            user.privacy = user.privacy.updated(by: update)
+            try db.execute(
+                sql: """
+                    UPDATE users SET find_by_username = ?, find_by_email = ?, find_by_phone = ?, find_by_nickname = ?
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    user.privacy.findByUsername.rawValue, user.privacy.findByEmail.rawValue,
+                    user.privacy.findByPhone.rawValue, user.privacy.findByNickname.rawValue, userId.rawValue,
+                ])
+            try self.announce(db, [Announcement(to: [userId], ProfileUpdated(account: user.account).body)], at: now)
+            return user
+        }
+    }
+
+    public func searchUsers(nickname query: String, for seeker: UserID, offset: Int, limit: Int) async throws
+        -> [UserRecord]
+    {
+        let folded = FindingRules.folded(query)
+        return try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM users
+                    WHERE find_by_nickname = 'everyone' AND id <> ? AND instr(nickname_folded, ?) > 0
+                    ORDER BY nickname_folded = ? DESC, substr(nickname_folded, 1, length(?)) = ? DESC, id
+                    LIMIT ? OFFSET ?
+                    """,
+                arguments: [seeker.rawValue, folded, folded, folded, folded, limit, offset]
+            ).map(UserRecord.init(row:))
         }
     }
 

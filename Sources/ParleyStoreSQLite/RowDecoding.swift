@@ -9,7 +9,13 @@ extension UserRecord {
             id: UserID(row["id"]), username: row["username"], email: row["email"], phone: row["phone"],
             passwordHash: row["password_hash"], nickname: row["nickname"], signature: row["signature"],
             avatar: row["avatar"], gender: (row["gender"] as String?).map(Gender.init(rawValue:)),
-            birthday: row["birthday"], region: row["region"], createdAt: row["created_at"])
+            birthday: row["birthday"], region: row["region"],
+            privacy: PrivacySettings(
+                findByUsername: Discoverability(rawValue: row["find_by_username"]) ?? .everyone,
+                findByEmail: Discoverability(rawValue: row["find_by_email"]) ?? .everyone,
+                findByPhone: Discoverability(rawValue: row["find_by_phone"]) ?? .everyone,
+                findByNickname: Discoverability(rawValue: row["find_by_nickname"]) ?? .everyone),
+            createdAt: row["created_at"])
     }
 }
 

@@ -1,4 +1,5 @@
 import GRDB
+import ParleyCore
 
 /// The SQLite schema, built by migrations. Invariants live in the schema: unique usernames,
 /// emails and phones, one direct conversation per pair, unique `(conversation, seq)` and
@@ -206,6 +207,22 @@ enum SQLiteSchema {
                     ALTER TABLE users ADD COLUMN birthday TEXT;
                     ALTER TABLE users ADD COLUMN region TEXT;
                     """)
+        }
+        migrator.registerMigration("v7") { db in
+            // Who may find each user how, and the nickname as search compares it.
+            try db.execute(
+                sql: """
+                    ALTER TABLE users ADD COLUMN find_by_username TEXT NOT NULL DEFAULT 'everyone';
+                    ALTER TABLE users ADD COLUMN find_by_email TEXT NOT NULL DEFAULT 'everyone';
+                    ALTER TABLE users ADD COLUMN find_by_phone TEXT NOT NULL DEFAULT 'everyone';
+                    ALTER TABLE users ADD COLUMN find_by_nickname TEXT NOT NULL DEFAULT 'everyone';
+                    ALTER TABLE users ADD COLUMN nickname_folded TEXT NOT NULL DEFAULT '';
+                    """)
+            for row in try Row.fetchAll(db, sql: "SELECT id, nickname FROM users") {
+                try db.execute(
+                    sql: "UPDATE users SET nickname_folded = ? WHERE id = ?",
+                    arguments: [FindingRules.folded(row["nickname"]), row["id"] as Int64])
+            }
         }
         return migrator
     }

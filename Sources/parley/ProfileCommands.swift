@@ -29,7 +29,7 @@ struct ProfileCommand: AsyncParsableCommand {
         }
 
         static func lines(_ user: User) -> [String] {
-            var lines = ["\(user.nickname) (@\(user.username), id \(user.id))"]
+            var lines = [user.title]
             if !user.signature.isEmpty { lines.append("signature: \(user.signature)") }
             if let gender = user.gender { lines.append("gender:    \(gender)") }
             if let birthday = user.birthday { lines.append("birthday:  \(birthday)") }
@@ -72,4 +72,9 @@ struct ProfileCommand: AsyncParsableCommand {
             }
         }
     }
+}
+
+extension User {
+    /// How the CLI names a user: `Nickname (@username, id 7)`.
+    var title: String { "\(nickname) (@\(username), id \(id))" }
 }

@@ -66,3 +66,27 @@ extension CLITests {
         await server.stop()
     }
 }
+
+/// `parley search-user` and `parley privacy`.
+extension CLITests {
+    @Test func searchUserFindsPeopleUntilTheyHideAndPrivacyShowsAndChangesTheSettings() async throws {
+        let server = try await InProcessServer.start()
+        let (alice, bob) = try await Self.aliceAndBob(on: server)
+        _ = try await bob.succeed(["profile", "set", "--nickname", "Bobby Tables", "--signature", "hi"])
+        let found = try await alice.succeed(["search-user", "TABLE"])
+        #expect(found.hasPrefix("Bobby Tables (@bob, id "), "\(found)")
+        #expect(found.hasSuffix(" — hi\n"))
+        #expect(try await alice.succeed(["search-user", "--username", "BOB"]).hasPrefix("Bobby Tables (@bob"))
+        #expect(try await alice.succeed(["search-user", "nobody-like-this"]) == "Nobody found.\n")
+
+        let settings = try await bob.succeed(["privacy", "--find-by-nickname", "nobody"])
+        #expect(settings.contains("find by nickname: nobody") && settings.contains("find by username: everyone"))
+        #expect(try await bob.succeed(["privacy"]) == settings, "shown as set")
+        #expect(try await alice.succeed(["search-user", "TABLE"]) == "Nobody found.\n")
+        let wrong = try await bob.run(["privacy", "--find-by-email", "friends"])
+        #expect(wrong.status != 0)
+        let both = try await alice.run(["search-user", "bob", "--email", "bob@example.com"])
+        #expect(both.status != 0)
+        await server.stop()
+    }
+}

@@ -31,3 +31,24 @@ extension LiveServerSuites {
         }
     }
 }
+
+extension LiveServerSuites.ProfileSDKTests {
+    /// `client.contacts` finds people as their privacy allows and keeps what it found.
+    @Test func contactsFindPeopleByNicknameAndExactlyAsTheirPrivacyAllows() async throws {
+        let (server, alice, bob, _) = try await aliceAndBob()
+        try await bob.profile.update(ProfileUpdate(nickname: "Bob 鲍勃"))
+        let page = try await alice.contacts.search("鲍勃")
+        #expect(page.users.map(\.username) == ["bob"])
+        #expect(try alice.store.user(page.users[0].id)?.nickname == "Bob 鲍勃", "kept in the store")
+        #expect(try await alice.contacts.lookup(username: "BOB").id == page.users[0].id)
+
+        let hidden = try await bob.profile.updatePrivacy(
+            UpdatePrivacyRequest(findByUsername: .nobody, findByNickname: .nobody))
+        #expect(hidden.findByUsername == .nobody && hidden.findByEmail == .everyone)
+        #expect(try await bob.profile.privacy() == hidden)
+        #expect(try await alice.contacts.search("鲍勃").users.isEmpty)
+        let refused = await #expect(throws: ParleyError.self) { try await alice.contacts.lookup(username: "bob") }
+        #expect(refused?.code == .userNotFound)
+        await server.stop()
+    }
+}

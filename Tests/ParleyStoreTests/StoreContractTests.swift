@@ -57,6 +57,34 @@ import Testing
         try await store.close()
     }
 
+    /// Nickname search: folded on both sides, exact before prefix before anywhere, each by
+    /// id, paged by offset, never the seeker nor someone hidden from it; privacy settings
+    /// change one at a time and read back.
+    @Test(arguments: StoreBackend.available)
+    func nicknameSearchAndPrivacySettings(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let users = try await makeUsers(store, "seeker", "a", "b", "c", "d", "e")
+        for (user, nickname) in zip(users.dropFirst(), ["Xiao Ｗang", "wang", "Wangwang", "王小明", "WANG"]) {
+            _ = try await store.updateProfile(userId: user, ProfileUpdate(nickname: nickname), at: Self.now)
+        }
+        let hidden = try await store.updatePrivacy(
+            userId: users[5], UpdatePrivacyRequest(findByNickname: .nobody), at: Self.now)
+        #expect(hidden.privacy == PrivacySettings(findByNickname: .nobody))
+        #expect(try await store.user(id: users[5])?.privacy == hidden.privacy)
+        func search(_ query: String, offset: Int = 0, limit: Int = 10, as seeker: UserID? = nil) async throws
+            -> [String]
+        {
+            try await store.searchUsers(nickname: query, for: seeker ?? users[0], offset: offset, limit: limit)
+                .map(\.nickname)
+        }
+        #expect(try await search("WANG") == ["wang", "Wangwang", "Xiao Ｗang"])
+        #expect(try await search("wang", offset: 1, limit: 1) == ["Wangwang"])
+        #expect(try await search("小明") == ["王小明"])
+        #expect(try await search("wang", as: users[2]) == ["Wangwang", "Xiao Ｗang"])
+        #expect(try await search("zhang").isEmpty)
+        try await store.close()
+    }
+
     @Test(arguments: StoreBackend.available)
     func usernamesEmailsAndPhonesAreUniqueAndFindable(_ backend: StoreBackend) async throws {
         let store = try await backend.make()

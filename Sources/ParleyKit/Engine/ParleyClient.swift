@@ -7,8 +7,8 @@ import ParleyCore
 /// - ``session``: account, login, tokens (one shared refresh at a time);
 /// - ``sync``: the ``SyncEngine``, which keeps the store up to date and handles pushes;
 /// - ``sendQueue``: the ``SendQueue`` (outbox), whose sends return handles;
-/// - feature facades: ``conversations``, ``groups``, ``messages``, ``settings``, ``profile`` and
-///   ``typing``; contacts and files go beside them.
+/// - feature facades: ``conversations``, ``groups``, ``messages``, ``settings``, ``profile``,
+///   ``contacts`` and ``typing``; files go beside them.
 ///
 /// Views never get pushed into: a ``ChatContext`` follows the sync engine and the send
 /// queue. Only the engine's parts write the store.
@@ -32,8 +32,10 @@ public actor ParleyClient {
     public nonisolated let settings: Settings
     /// Message actions: recall, edit, forward, delete for me, clear history, receipts.
     public nonisolated let messages: MessageActions
-    /// The signed-in user's own profile.
+    /// The signed-in user's own profile and privacy settings.
     public nonisolated let profile: Profile
+    /// Finding people: lookups by username, email or phone, and nickname search.
+    public nonisolated let contacts: Contacts
     private let time: TimeSource
     private var maintenance: Task<Void, Never>?
 
@@ -64,6 +66,7 @@ public actor ParleyClient {
         groups = Groups(store: store, session: session, requests: requests)
         settings = Settings(store: store, session: session)
         profile = Profile(store: store, session: session)
+        contacts = Contacts(store: store, session: session)
         messages = MessageActions(
             store: store, session: session, sync: sync, connection: connection,
             newClientMsgId: { UUID().uuidString.lowercased() }, pendingForwards: PendingForwards())

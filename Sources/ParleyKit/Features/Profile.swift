@@ -20,6 +20,18 @@ public struct Profile: Sendable {
     /// Sets the fields `update` gives; an empty avatar, gender, birthday or region removes
     /// it. Checked on the server by ``AccountRules`` and ``ProfileRules``: each refusal names
     /// its field (`nickname_invalid`, `birthday_invalid`, …, or `text_not_allowed`).
+    /// Who may find this user, and how.
+    public func privacy() async throws -> PrivacySettings {
+        try await session.http(.getPrivacy)
+    }
+
+    /// Changes the privacy settings `update` gives; the user's other devices hear a
+    /// `profile.updated` event whose account carries them.
+    @discardableResult
+    public func updatePrivacy(_ update: UpdatePrivacyRequest) async throws -> PrivacySettings {
+        try await session.http(.updatePrivacy, body: update)
+    }
+
     @discardableResult
     public func update(_ update: ProfileUpdate) async throws -> Account {
         let account: Account = try await session.http(.updateMe, body: update)

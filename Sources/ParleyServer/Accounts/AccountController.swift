@@ -43,8 +43,28 @@ struct AccountController {
         routes.authenticated(.getUser) { _, context, _ in
             JSONResponse(try await accounts.user(try context.id("userId")))
         }
-        routes.authenticated(.getUserByUsername) { _, context, _ in
-            JSONResponse(try await accounts.user(named: context.parameters.get("username") ?? ""))
+        routes.authenticated(.getUserByUsername) { _, context, identity in
+            JSONResponse(try await accounts.user(named: context.parameters.get("username") ?? "", for: identity))
+        }
+        routes.authenticated(.lookupUser) { request, _, identity in
+            let query = request.uri.queryParameters
+            return JSONResponse(
+                try await accounts.lookup(
+                    username: query.get("username"), email: query.get("email"), phone: query.get("phone"),
+                    for: identity))
+        }
+        routes.authenticated(.searchUsers) { request, _, identity in
+            JSONResponse(
+                try await accounts.search(
+                    request.uri.queryParameters.get("q"), cursor: request.uri.queryParameters.get("cursor"),
+                    limit: try request.queryInteger("limit"), for: identity))
+        }
+        routes.authenticated(.getPrivacy) { _, _, identity in
+            JSONResponse(try await accounts.privacy(of: identity))
+        }
+        routes.authenticated(.updatePrivacy) { request, context, identity in
+            let body = try await request.decodeJSON(UpdatePrivacyRequest.self, context: context)
+            return JSONResponse(try await accounts.updatePrivacy(body, of: identity))
         }
     }
 }

@@ -128,11 +128,79 @@ public struct AccountService: Sendable {
         return user.user
     }
 
-    func user(named username: String) async throws -> User {
-        guard let user = try await store.user(username: username) else {
-            throw ParleyError(.userNotFound, "No user is called '\(username)'.")
+    /// The user called `username`, unless they hide from lookups by username.
+    func user(named username: String, for identity: Identity) async throws -> User {
+        try await lookup(LoginKey(username: username), for: identity, else: "No user is called '\(username)'.")
+    }
+
+    /// The user one of `username`, `email` and `phone` names (exactly one must be given), as
+    /// their privacy settings allow `identity` to find them.
+    func lookup(username: String?, email: String?, phone: String?, for identity: Identity) async throws -> User {
+        let given = [username, email, phone].compactMap { $0 }
+        guard given.count == 1 else {
+            throw ParleyError(
+                .invalidField, "Give exactly one of the query parameters 'username', 'email' and 'phone'.")
+        }
+        if let username { return try await user(named: username, for: identity) }
+        if let email {
+            return try await lookup(LoginKey(email: email), for: identity, else: "No user has the email '\(email)'.")
+        }
+        return try await lookup(LoginKey(phone: phone!), for: identity, else: "No user has the phone '\(phone!)'.")
+    }
+
+    private func lookup(_ key: LoginKey, for identity: Identity, else missing: String) async throws -> User {
+        guard let user = try await store.user(key: key), user.isFound(by: key, for: identity.userId) else {
+            throw ParleyError(.userNotFound, missing)
         }
         return user.user
+    }
+
+    /// Users whose nickname holds `query` and who let others find them by it; `cursor` is
+    /// the previous page's `nextCursor`.
+    func search(_ query: String?, cursor: String?, limit: Int64?, for identity: Identity) async throws
+        -> UserSearchPage
+    {
+        let text = (query ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !FindingRules.folded(text).isEmpty, text.count <= FindingRules.maxQueryLength,
+            !TextRules.containsControlCharacter(text)
+        else {
+            throw ParleyError(
+                .invalidField,
+                "Query parameter 'q' must be 1 to \(FindingRules.maxQueryLength) characters without control characters."
+            )
+        }
+        let limit = limit ?? Int64(FindingRules.defaultSearchLimit)
+        guard (1...Int64(FindingRules.maxSearchLimit)).contains(limit) else {
+            throw ParleyError(.invalidField, "Query parameter 'limit' must be 1 to \(FindingRules.maxSearchLimit).")
+        }
+        let offset =
+            try cursor.map { cursor in
+                guard let offset = Int(cursor), offset >= 0, offset <= 10_000, String(offset) == cursor else {
+                    throw ParleyError(.invalidCursor, "This cursor was not given by the server.")
+                }
+                return offset
+            } ?? 0
+        let found = try await store.searchUsers(
+            nickname: text, for: identity.userId, offset: offset, limit: Int(limit) + 1)
+        let more = found.count > limit
+        return UserSearchPage(
+            users: found.prefix(Int(limit)).map(\.user), nextCursor: more ? String(offset + Int(limit)) : nil)
+    }
+
+    func privacy(of identity: Identity) async throws -> PrivacySettings {
+        guard let user = try await store.user(id: identity.userId) else {
+            throw ParleyError(.userNotFound, "Your account no longer exists.")
+        }
+        return user.privacy
+    }
+
+    func updatePrivacy(_ update: UpdatePrivacyRequest, of identity: Identity) async throws -> PrivacySettings {
+        guard update != UpdatePrivacyRequest() else {
+            throw ParleyError(
+                .missingField,
+                "Give at least one of 'findByUsername', 'findByEmail', 'findByPhone' and 'findByNickname'.")
+        }
+        return try await store.updatePrivacy(userId: identity.userId, update, at: clock.now()).privacy
     }
 
     func updateProfile(_ update: ProfileUpdate, of identity: Identity) async throws -> Account {

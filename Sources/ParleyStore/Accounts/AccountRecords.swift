@@ -13,13 +13,15 @@ public struct UserRecord: Sendable, Hashable {
     public var gender: Gender?
     public var birthday: String?
     public var region: String?
+    public var privacy: PrivacySettings
     public var createdAt: Int64
 
     public init(
         id: UserID, username: String, email: String?, phone: String?, passwordHash: String, nickname: String,
         signature: String, avatar: String? = nil, gender: Gender? = nil, birthday: String? = nil,
-        region: String? = nil, createdAt: Int64
+        region: String? = nil, privacy: PrivacySettings = .defaults, createdAt: Int64
     ) {
+        self.privacy = privacy
         self.id = id
         self.username = username
         self.email = email
@@ -59,7 +61,20 @@ public struct UserRecord: Sendable, Hashable {
     }
 
     /// The profile with the owner-only fields.
-    public var account: Account { Account(user: user, email: email, phone: phone) }
+    public var account: Account { Account(user: user, email: email, phone: phone, privacy: privacy) }
+
+    /// Whether `key` finds this user for `seeker`: always for themselves, else as their
+    /// privacy settings say for that way of looking.
+    public func isFound(by key: LoginKey, for seeker: UserID) -> Bool {
+        guard seeker != id else { return true }
+        let setting =
+            switch key.column {
+            case "email": privacy.findByEmail
+            case "phone": privacy.findByPhone
+            default: privacy.findByUsername
+            }
+        return setting == .everyone
+    }
 }
 
 /// A user to create; fields already validated and canonical.

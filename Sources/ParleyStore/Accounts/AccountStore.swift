@@ -8,7 +8,17 @@ public protocol AccountStore: Sendable {
     func findUser(login: String) async throws -> UserRecord?
     func user(id: UserID) async throws -> UserRecord?
     func user(username: String) async throws -> UserRecord?
+    /// The user `key` names (a username, email or phone), whoever is looking.
+    func user(key: LoginKey) async throws -> UserRecord?
     /// Applies `update` (validated) as ``UserRecord/updated(by:)`` does; appends a
     /// `profile.updated` event for the user.
     func updateProfile(userId: UserID, _ update: ProfileUpdate, at now: Int64) async throws -> UserRecord
+    /// Applies `update` to the user's privacy settings; appends a `profile.updated` event
+    /// (whose account carries them) for the user.
+    func updatePrivacy(userId: UserID, _ update: UpdatePrivacyRequest, at now: Int64) async throws -> UserRecord
+    /// Users other than `seeker` who may be found by nickname and whose folded nickname
+    /// (``FindingRules/folded(_:)``) holds `query` (folded too): the whole nickname first,
+    /// then those starting with it, then the rest, each by id; `limit` from `offset`.
+    func searchUsers(nickname query: String, for seeker: UserID, offset: Int, limit: Int) async throws
+        -> [UserRecord]
 }

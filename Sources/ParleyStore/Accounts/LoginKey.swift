@@ -23,6 +23,16 @@ public struct LoginKey: Sendable, Hashable {
         self.init(column: "username_key", value: AccountRules.canonicalUsername(username))
     }
 
+    /// The key of an email address, compared ignoring ASCII case.
+    public init(email: String) {
+        self.init(column: "email", value: AccountRules.canonicalEmail(email))
+    }
+
+    /// The key of a phone number, as written (E.164).
+    public init(phone: String) {
+        self.init(column: "phone", value: phone)
+    }
+
     private init(column: String, value: String) {
         self.column = column
         self.value = value

@@ -1,0 +1,90 @@
+import Foundation
+
+/// Who may find a user by each way of looking them up. Someone a setting hides the user
+/// from gets the answer given for no such user (`user_not_found`), so that a hidden
+/// account is not revealed; the user always finds themselves.
+public struct PrivacySettings: Codable, Hashable, Sendable {
+    /// `GET /v1/users/lookup?username=` and `GET /v1/users/by-username/{username}`.
+    public var findByUsername: Discoverability
+    /// `GET /v1/users/lookup?email=`.
+    public var findByEmail: Discoverability
+    /// `GET /v1/users/lookup?phone=`.
+    public var findByPhone: Discoverability
+    /// `GET /v1/users/search?q=` (nicknames).
+    public var findByNickname: Discoverability
+
+    public init(
+        findByUsername: Discoverability = .everyone, findByEmail: Discoverability = .everyone,
+        findByPhone: Discoverability = .everyone, findByNickname: Discoverability = .everyone
+    ) {
+        self.findByUsername = findByUsername
+        self.findByEmail = findByEmail
+        self.findByPhone = findByPhone
+        self.findByNickname = findByNickname
+    }
+
+    /// What a new account starts with: findable every way.
+    public static let defaults = PrivacySettings()
+
+    /// These settings with `update` applied.
+    public func updated(by update: UpdatePrivacyRequest) -> PrivacySettings {
+        PrivacySettings(
+            findByUsername: update.findByUsername ?? findByUsername, findByEmail: update.findByEmail ?? findByEmail,
+            findByPhone: update.findByPhone ?? findByPhone, findByNickname: update.findByNickname ?? findByNickname)
+    }
+}
+
+/// Whether a way of looking a user up finds them.
+public enum Discoverability: String, Codable, Hashable, Sendable, CaseIterable {
+    case everyone, nobody
+}
+
+/// `PATCH /v1/me/privacy`: the settings given change, the others stay.
+public struct UpdatePrivacyRequest: Codable, Hashable, Sendable, StrictDecodable {
+    public var findByUsername: Discoverability?
+    public var findByEmail: Discoverability?
+    public var findByPhone: Discoverability?
+    public var findByNickname: Discoverability?
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case findByUsername, findByEmail, findByPhone, findByNickname
+    }
+
+    public init(
+        findByUsername: Discoverability? = nil, findByEmail: Discoverability? = nil,
+        findByPhone: Discoverability? = nil, findByNickname: Discoverability? = nil
+    ) {
+        self.findByUsername = findByUsername
+        self.findByEmail = findByEmail
+        self.findByPhone = findByPhone
+        self.findByNickname = findByNickname
+    }
+}
+
+/// `GET /v1/users/search`: one page of users whose nickname holds the query, best matches
+/// first (the whole nickname, then its start, then anywhere); `nextCursor` is absent on the
+/// last page.
+public struct UserSearchPage: Codable, Hashable, Sendable {
+    public var users: [User]
+    public var nextCursor: String?
+
+    public init(users: [User], nextCursor: String?) {
+        self.users = users
+        self.nextCursor = nextCursor
+    }
+}
+
+/// The rules of finding people, shared by server and clients.
+public enum FindingRules {
+    /// The longest nickname query, in characters.
+    public static let maxQueryLength = 32
+    /// Results per search page: at most, and when the request does not say.
+    public static let maxSearchLimit = 50
+    public static let defaultSearchLimit = 20
+
+    /// `text` as nickname search compares it: compatibility forms to plain (full width to
+    /// ASCII), lower case.
+    public static func folded(_ text: String) -> String {
+        text.precomposedStringWithCompatibilityMapping.lowercased()
+    }
+}
