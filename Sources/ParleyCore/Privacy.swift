@@ -34,9 +34,20 @@ public struct PrivacySettings: Codable, Hashable, Sendable {
     }
 }
 
-/// Whether a way of looking a user up finds them.
-public enum Discoverability: String, Codable, Hashable, Sendable, CaseIterable {
-    case everyone, nobody
+/// Whether a way of looking a user up finds them: `everyone` or `nobody`. Open, so that a
+/// client decodes an account whose settings hold a value a later server adds (and treats
+/// it as `nobody`, see ``findsEveryone``); a server accepts only ``known`` values.
+public struct Discoverability: OpenStringValue {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let everyone: Discoverability = "everyone"
+    public static let nobody: Discoverability = "nobody"
+    /// The values this version understands and a server accepts.
+    public static let known: [Discoverability] = [.everyone, .nobody]
+
+    /// Whether it lets everyone find the user; any value but `everyone` hides them.
+    public var findsEveryone: Bool { self == .everyone }
 }
 
 /// `PATCH /v1/me/privacy`: the settings given change, the others stay.
@@ -81,6 +92,8 @@ public enum FindingRules {
     /// Results per search page: at most, and when the request does not say.
     public static let maxSearchLimit = 50
     public static let defaultSearchLimit = 20
+    /// How deep paging goes: results past this many are not served (search more precisely).
+    public static let maxSearchDepth = 10_000
 
     /// `text` as nickname search compares it: compatibility forms to plain (full width to
     /// ASCII), lower case.

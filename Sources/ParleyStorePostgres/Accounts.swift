@@ -165,10 +165,10 @@ extension UserRecord {
             avatar: try row.optionalText("avatar"), gender: try row.optionalText("gender").map(Gender.init(rawValue:)),
             birthday: try row.optionalText("birthday"), region: try row.optionalText("region"),
             privacy: PrivacySettings(
-                findByUsername: Discoverability(rawValue: try row.text("find_by_username")) ?? .everyone,
-                findByEmail: Discoverability(rawValue: try row.text("find_by_email")) ?? .everyone,
-                findByPhone: Discoverability(rawValue: try row.text("find_by_phone")) ?? .everyone,
-                findByNickname: Discoverability(rawValue: try row.text("find_by_nickname")) ?? .everyone),
+                findByUsername: Discoverability(rawValue: try row.text("find_by_username")),
+                findByEmail: Discoverability(rawValue: try row.text("find_by_email")),
+                findByPhone: Discoverability(rawValue: try row.text("find_by_phone")),
+                findByNickname: Discoverability(rawValue: try row.text("find_by_nickname"))),
             createdAt: try row.int("created_at"))
     }
 }

@@ -1,3 +1,7 @@
+import Logging
+import ParleyCore
+import PostgresNIO
+
 /// The PostgreSQL schema, by numbered migrations applied under an advisory lock so that
 /// several nodes starting at once apply each exactly once. Same invariants as SQLite's.
 enum PostgresSchema {
@@ -185,17 +189,30 @@ enum PostgresSchema {
         (
             version: 8,
             sql: [
-                // Who may find each user how, and the nickname as search compares it (set by the
-                // server from now on; lower() is close enough for the nicknames already stored).
+                // Who may find each user how, and the nickname as search compares it (filled
+                // for the users already stored by `fills[8]`).
                 """
                 ALTER TABLE users ADD COLUMN find_by_username TEXT NOT NULL DEFAULT 'everyone',
                     ADD COLUMN find_by_email TEXT NOT NULL DEFAULT 'everyone',
                     ADD COLUMN find_by_phone TEXT NOT NULL DEFAULT 'everyone',
                     ADD COLUMN find_by_nickname TEXT NOT NULL DEFAULT 'everyone',
                     ADD COLUMN nickname_folded TEXT NOT NULL DEFAULT ''
-                """,
-                "UPDATE users SET nickname_folded = lower(nickname)",
+                """
             ]
         ),
+    ]
+
+    /// Steps a migration needs that SQL cannot do, run after its statements in the same
+    /// transaction, by version.
+    static let fills: [Int: @Sendable (PostgresConnection, Logger) async throws -> Void] = [
+        8: { connection, logger in
+            // Search folds nicknames as Swift does (NFKC and Unicode lower case), which no
+            // SQL function matches, so the existing ones are folded here.
+            for row in try await connection.rows("SELECT id, nickname FROM users", logger: logger) {
+                try await connection.rows(
+                    "UPDATE users SET nickname_folded = $1 WHERE id = $2",
+                    [.text(FindingRules.folded(try row.text("nickname"))), .int(try row.int("id"))], logger: logger)
+            }
+        }
     ]
 }

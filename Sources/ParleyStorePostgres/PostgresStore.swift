@@ -105,6 +105,7 @@ public final class PostgresStore: ParleyStore {
                 for migration in PostgresSchema.migrations where !applied.contains(migration.version) {
                     try await connection.withTransaction(logger: logger) { transaction in
                         for statement in migration.sql { try await transaction.rows(statement, logger: self.logger) }
+                        try await PostgresSchema.fills[migration.version]?(transaction, self.logger)
                         try await transaction.rows(
                             "INSERT INTO parley_migrations (version) VALUES ($1)", [.int(Int64(migration.version))],
                             logger: self.logger)

@@ -11,10 +11,10 @@ extension UserRecord {
             avatar: row["avatar"], gender: (row["gender"] as String?).map(Gender.init(rawValue:)),
             birthday: row["birthday"], region: row["region"],
             privacy: PrivacySettings(
-                findByUsername: Discoverability(rawValue: row["find_by_username"]) ?? .everyone,
-                findByEmail: Discoverability(rawValue: row["find_by_email"]) ?? .everyone,
-                findByPhone: Discoverability(rawValue: row["find_by_phone"]) ?? .everyone,
-                findByNickname: Discoverability(rawValue: row["find_by_nickname"]) ?? .everyone),
+                findByUsername: Discoverability(rawValue: row["find_by_username"]),
+                findByEmail: Discoverability(rawValue: row["find_by_email"]),
+                findByPhone: Discoverability(rawValue: row["find_by_phone"]),
+                findByNickname: Discoverability(rawValue: row["find_by_nickname"])),
             createdAt: row["created_at"])
     }
 }

@@ -83,4 +83,11 @@ struct Privacy: AsyncParsableCommand {
     }
 }
 
-extension Discoverability: ExpressibleByArgument {}
+extension Discoverability: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard Self.known.contains(Self(rawValue: argument)) else { return nil }
+        self.init(rawValue: argument)
+    }
+
+    public static var allValueStrings: [String] { known.map(\.rawValue) }
+}

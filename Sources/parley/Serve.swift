@@ -70,7 +70,7 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help:
-            "A UTF-8 file of words not allowed in usernames, nicknames, signatures and group names, one per line, '#' for comments; reloaded on SIGHUP (PARLEY_SENSITIVE_WORDS). Default: none."
+            "A UTF-8 file of words not allowed in usernames, nicknames, signatures, group names and descriptions and group nicknames, one per line, '#' for comments; reloaded on SIGHUP (PARLEY_SENSITIVE_WORDS). Default: none."
     )
     var sensitiveWords: String?
 
@@ -148,7 +148,9 @@ struct Serve: AsyncParsableCommand {
         if let seconds = try integer(editWindow, "PARLEY_EDIT_WINDOW", "edit window", 0...31_536_000) {
             configuration.messageWindows.editMs = Int64(seconds) * 1000
         }
-        configuration.sensitiveWordsPath = setting(sensitiveWords, "PARLEY_SENSITIVE_WORDS")
+        configuration.sensitiveWordsPath = setting(sensitiveWords, "PARLEY_SENSITIVE_WORDS").flatMap {
+            $0.isEmpty ? nil : $0
+        }
         if let count = try integer(maxFailedLogins, "PARLEY_MAX_FAILED_LOGINS", "failed login limit", 1...1_000) {
             configuration.maxFailedLogins = count
         }

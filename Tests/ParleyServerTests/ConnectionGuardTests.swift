@@ -26,17 +26,20 @@ import Testing
         let second: UInt64 = 1_000_000_000
 
         try channel.writeInbound(ByteBuffer(string: "frame"))
-        channel.pipeline.fireChannelReadComplete()
         let read = activity.lastReadAt
-        #expect(activity.silence(now: read + 5 * second) == nil, "handed on, and nobody asked for more yet")
+        #expect(activity.silence(now: read + 5 * second) == nil, "bytes handed on, and nobody asked for more yet")
 
         channel.read()
         #expect(activity.silence(now: read + 5 * second).map { $0 >= 4 * second } == true, "asked, and nothing came")
 
-        channel.pipeline.fireChannelReadComplete()
+        try channel.writeInbound(ByteBuffer(string: "another frame"))
         backpressure.holding = true
         channel.read()
-        #expect(activity.silence(now: read + 60 * second) == nil, "the reader is behind: not the client's silence")
+        let later = activity.lastReadAt
+        #expect(activity.silence(now: later + 60 * second) == nil, "the reader is behind: not the client's silence")
+        backpressure.holding = false
+        channel.read()
+        #expect(activity.silence(now: later + 60 * second) != nil, "once the reader asks again, silence counts")
         _ = try channel.finish()
     }
 }

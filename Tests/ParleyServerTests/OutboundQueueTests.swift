@@ -126,11 +126,11 @@ import Testing
         }
         busy.activity.noteRead(now: now + 5)  // a frame that arrived after the sweep read the clock
         silent.activity.noteRead(now: now - 61 * second)
+        silent.activity.noteReadRequested(now: now - 61 * second)
         stuck.activity.noteRead(now: now)
         stuck.writeBegan(now: now - 31 * second)
         // The server's reader fell behind and the channel stopped asking for bytes after this one.
         behind.activity.noteRead(now: now - 90 * second)
-        behind.activity.noteReadsHandedOn()
         hub.sweep(now: now)
         #expect(!busy.queue.isClosing, "a read later than the sweep's clock is no time elapsed, not 584 years")
         #expect(silent.queue.isClosing)

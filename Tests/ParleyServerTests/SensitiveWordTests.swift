@@ -15,6 +15,8 @@ import Testing
         for text in [
             "我喜欢法轮功", "法 轮 功", "法.轮-功！", "法\u{200B}轮\u{200D}功", "badword", "BADWORD", "ＢａｄＷｏｒｄ",
             "b a d w o r d", "b.a.d_w-o🙂r|d", "xxbadwordxx", "テスト語", "spacedout", "SPACED-OUT",
+            "bad\u{2764}\u{FE0F}word", "b\u{0335}a\u{0335}d\u{0335}w\u{0335}o\u{0335}r\u{0335}d\u{0335}",
+            "法\u{3164}轮\u{034F}功", "bad\u{20E3}word",
         ] {
             #expect(list.matches(text), "\(text)")
         }

@@ -82,6 +82,11 @@ import Testing
         #expect(try await search("小明") == ["王小明"])
         #expect(try await search("wang", as: users[2]) == ["Wangwang", "Xiao Ｗang"])
         #expect(try await search("zhang").isEmpty)
+        var later = try #require(try await store.user(id: users[1]))
+        later.privacy.findByEmail = "contacts"
+        #expect(
+            !later.isFound(by: LoginKey(email: "a@example.com"), for: users[0]),
+            "a setting this version does not know hides the user")
         try await store.close()
     }
 
@@ -597,16 +602,19 @@ import Testing
         try await send("4", to: group)
         _ = try await store.changeGroup(group, .removeMember(bob), by: alice, at: Self.now)
         try await send("6", to: group)
+        try await store.addMembers([bob], to: group, by: alice, at: Self.now)
+        try await send("8", to: group)
         released.signal()
 
         let deadline = ContinuousClock.now + .seconds(30)
-        while heard.withLock({ $0.count }) < 5, ContinuousClock.now < deadline {
+        while heard.withLock({ $0.count }) < 7, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
         #expect(
             heard.withLock { $0 } == [
                 1: [alice, bob], 2: [alice, bob, cyd], 3: [alice, bob, cyd], 4: [alice, bob, cyd], 5: [alice, cyd],
-            ])
+                6: [alice, bob, cyd], 7: [alice, bob, cyd],
+            ], "bob, back by the time the node hears, still misses what was sent while he was away")
         try await store.close()
     }
 

@@ -17,9 +17,6 @@ public struct Profile: Sendable {
         return account
     }
 
-    /// Sets the fields `update` gives; an empty avatar, gender, birthday or region removes
-    /// it. Checked on the server by ``AccountRules`` and ``ProfileRules``: each refusal names
-    /// its field (`nickname_invalid`, `birthday_invalid`, …, or `text_not_allowed`).
     /// Who may find this user, and how.
     public func privacy() async throws -> PrivacySettings {
         try await session.http(.getPrivacy)
@@ -32,6 +29,9 @@ public struct Profile: Sendable {
         try await session.http(.updatePrivacy, body: update)
     }
 
+    /// Sets the fields `update` gives; an empty avatar, gender, birthday or region removes
+    /// it. Checked on the server by ``AccountRules`` and ``ProfileRules``: each refusal names
+    /// its field (`nickname_invalid`, `birthday_invalid`, …, or `text_not_allowed`).
     @discardableResult
     public func update(_ update: ProfileUpdate) async throws -> Account {
         let account: Account = try await session.http(.updateMe, body: update)

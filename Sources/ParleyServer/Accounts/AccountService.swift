@@ -173,18 +173,21 @@ public struct AccountService: Sendable {
         guard (1...Int64(FindingRules.maxSearchLimit)).contains(limit) else {
             throw ParleyError(.invalidField, "Query parameter 'limit' must be 1 to \(FindingRules.maxSearchLimit).")
         }
+        let depth = FindingRules.maxSearchDepth
         let offset =
             try cursor.map { cursor in
-                guard let offset = Int(cursor), offset >= 0, offset <= 10_000, String(offset) == cursor else {
+                guard let offset = Int(cursor), (0..<depth).contains(offset), String(offset) == cursor else {
                     throw ParleyError(.invalidCursor, "This cursor was not given by the server.")
                 }
                 return offset
             } ?? 0
+        let pageSize = min(Int(limit), depth - offset)
         let found = try await store.searchUsers(
-            nickname: text, for: identity.userId, offset: offset, limit: Int(limit) + 1)
-        let more = found.count > limit
+            nickname: text, for: identity.userId, offset: offset, limit: pageSize + 1)
+        let next = offset + pageSize
         return UserSearchPage(
-            users: found.prefix(Int(limit)).map(\.user), nextCursor: more ? String(offset + Int(limit)) : nil)
+            users: found.prefix(pageSize).map(\.user),
+            nextCursor: found.count > pageSize && next < depth ? String(next) : nil)
     }
 
     func privacy(of identity: Identity) async throws -> PrivacySettings {
@@ -199,6 +202,14 @@ public struct AccountService: Sendable {
             throw ParleyError(
                 .missingField,
                 "Give at least one of 'findByUsername', 'findByEmail', 'findByPhone' and 'findByNickname'.")
+        }
+        for (field, value) in [
+            ("findByUsername", update.findByUsername), ("findByEmail", update.findByEmail),
+            ("findByPhone", update.findByPhone), ("findByNickname", update.findByNickname),
+        ] {
+            if let value, !Discoverability.known.contains(value) {
+                throw ParleyError(.invalidField, "'\(field)' must be 'everyone' or 'nobody'.")
+            }
         }
         return try await store.updatePrivacy(userId: identity.userId, update, at: clock.now()).privacy
     }

@@ -18,8 +18,9 @@ public func buildApplication(
     onListening: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     let words = try configuration.sensitiveWordsPath.map(WordFilter.init(path:)) ?? WordFilter()
-    let reloaders = configuration.sensitiveWordsPath == nil ? [] : [WordListReloader(filter: words, logger: logger)]
     let storage = try await Storage.open(configuration, logger: logger)
+    // After the last step that may fail: a reloader is registered until its service ends.
+    let reloaders = configuration.sensitiveWordsPath == nil ? [] : [WordListReloader(filter: words, logger: logger)]
     let parts = ServerParts(
         storage: storage, configuration: configuration, clock: clock, logger: logger, words: words)
 

@@ -44,8 +44,9 @@ public struct ServerConfiguration: Sendable {
     /// Open connections one IP address may have; more are closed at once. 0: no limit
     /// (behind a reverse proxy, where every connection comes from the proxy).
     public var maxConnectionsPerIP = 1_000
-    /// A file of words not allowed in nicknames, signatures and group names
-    /// (`--sensitive-words`), one per line; reloaded on SIGHUP. None by default.
+    /// A file of words not allowed in usernames, nicknames, signatures, group names and
+    /// descriptions and group nicknames (`--sensitive-words`), one per line; reloaded on
+    /// SIGHUP. None by default.
     public var sensitiveWordsPath: String?
     /// The member limit new groups get (`--max-group-members`; default ``Limits/maxGroupMembers``).
     public var maxGroupMembers = Limits.maxGroupMembers

@@ -11,7 +11,8 @@ import Synchronization
 /// frames wait in the kernel. That time is not the client's silence.
 final class ConnectionActivity: Sendable {
     private let lastRead: Atomic<UInt64>
-    /// When the channel last asked for more bytes; 0 while it holds reads back.
+    /// When the channel last asked for more bytes; 0 from the next bytes until it asks again
+    /// (it holds reads back while the server's reader is behind).
     private let readRequested: Atomic<UInt64>
 
     init(now: UInt64 = NIODeadline.now().uptimeNanoseconds) {
@@ -19,17 +20,16 @@ final class ConnectionActivity: Sendable {
         readRequested = Atomic(now)
     }
 
-    /// Notes that bytes arrived.
-    func noteRead(now: UInt64 = NIODeadline.now().uptimeNanoseconds) { lastRead.store(now, ordering: .relaxed) }
+    /// Notes that bytes arrived: until the channel asks for more, it is not reading.
+    func noteRead(now: UInt64 = NIODeadline.now().uptimeNanoseconds) {
+        lastRead.store(now, ordering: .relaxed)
+        readRequested.store(0, ordering: .relaxed)
+    }
 
     /// Notes that the channel asked the socket for more bytes.
     func noteReadRequested(now: UInt64 = NIODeadline.now().uptimeNanoseconds) {
         readRequested.store(now, ordering: .relaxed)
     }
-
-    /// Notes that a batch of reads was handed on: until the channel asks again, it is not
-    /// reading.
-    func noteReadsHandedOn() { readRequested.store(0, ordering: .relaxed) }
 
     /// Monotonic nanoseconds of the last read.
     var lastReadAt: UInt64 { lastRead.load(ordering: .relaxed) }

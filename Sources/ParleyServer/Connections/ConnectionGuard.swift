@@ -56,11 +56,6 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
-    func channelReadComplete(context: ChannelHandlerContext) {
-        activity.noteReadsHandedOn()
-        context.fireChannelReadComplete()
-    }
-
     /// A request for more bytes that reached this handler: the handlers above (the reader's
     /// buffer) let it through, so the server is ready to read.
     func read(context: ChannelHandlerContext) {

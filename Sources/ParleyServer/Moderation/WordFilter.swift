@@ -4,7 +4,8 @@ import ParleyCore
 import Synchronization
 
 /// The server's sensitive-word filter: the ``WordList`` read from the file given with
-/// `--sensitive-words`, checked against nicknames, signatures and group names. Without a
+/// `--sensitive-words`, checked against usernames, nicknames, signatures, group names and
+/// descriptions and group nicknames. Without a
 /// file every text passes. ``reload()`` reads the file again (on SIGHUP); a file that
 /// cannot be read then keeps the list in use.
 final class WordFilter: Sendable {
@@ -29,7 +30,8 @@ final class WordFilter: Sendable {
 
     /// Refuses `text` when it contains a listed word, naming `field` but not the word.
     func check(_ text: String, field: String) throws {
-        guard list.withLock({ $0.matches(text) }) else { return }
+        // Matched on a copy (the arrays are shared, not copied), so checks do not wait on each other.
+        guard list.withLock({ $0 }).matches(text) else { return }
         throw ParleyError(.textNotAllowed, "'\(field)' contains a word that is not allowed here.")
     }
 

@@ -37,12 +37,17 @@ struct WordList: Sendable {
     }
 
     /// `text` as the list compares it: NFKC (full-width and other compatibility forms become
-    /// their plain letters), lowercased, keeping only letters, marks and digits.
+    /// their plain letters, and a letter with an accent that has a precomposed form becomes
+    /// it), lowercased, keeping only letters, spacing marks and digits. Dropped: spaces,
+    /// punctuation, symbols and emoji, and marks left loose after composition (strike-through
+    /// overlays, variation selectors such as the one in ❤️, keycaps), and every default-
+    /// ignorable code point (zero-width characters, the Hangul filler).
     static func folded(_ text: String) -> [Unicode.Scalar] {
         text.precomposedStringWithCompatibilityMapping.lowercased().unicodeScalars.filter { scalar in
+            guard !scalar.properties.isDefaultIgnorableCodePoint else { return false }
             switch scalar.properties.generalCategory {
-            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
-                .nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber, .letterNumber, .otherNumber:
+            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .spacingMark,
+                .decimalNumber, .letterNumber, .otherNumber:
                 return true
             default:
                 return false

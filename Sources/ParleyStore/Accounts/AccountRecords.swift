@@ -73,7 +73,7 @@ public struct UserRecord: Sendable, Hashable {
             case "phone": privacy.findByPhone
             default: privacy.findByUsername
             }
-        return setting == .everyone
+        return setting.findsEveryone
     }
 }
 
