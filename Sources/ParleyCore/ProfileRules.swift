@@ -9,11 +9,7 @@ public enum ProfileRules {
 
     /// A file id: 1 to ``Limits/maxFileIDLength`` printable ASCII characters, no spaces.
     public static func validateAvatar(_ avatar: String) throws {
-        guard
-            avatar.isEmpty
-                || (avatar.utf8.count <= Limits.maxFileIDLength
-                    && avatar.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7f })
-        else {
+        guard TextRules.isFileIDOrEmpty(avatar) else {
             throw ParleyError(
                 .avatarInvalid,
                 "Avatar must be a file id of 1 to \(Limits.maxFileIDLength) printable ASCII characters, or empty.")

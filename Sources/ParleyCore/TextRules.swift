@@ -10,6 +10,12 @@ public enum TextRules {
     /// The length of `text` as the protocol counts it: Unicode code points.
     public static func length(_ text: String) -> Int { text.unicodeScalars.count }
 
+    /// Whether `id` is a file id (1 to ``Limits/maxFileIDLength`` printable ASCII characters,
+    /// no spaces) or empty, the form that removes a file (an avatar).
+    public static func isFileIDOrEmpty(_ id: String) -> Bool {
+        id.utf8.count <= Limits.maxFileIDLength && id.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7f }
+    }
+
     /// Whether `text` has a control character other than those in `allowed`.
     public static func containsControlCharacter(_ text: String, allowing allowed: Set<Unicode.Scalar> = []) -> Bool {
         text.unicodeScalars.contains { $0.properties.generalCategory == .control && !allowed.contains($0) }

@@ -153,9 +153,7 @@ struct GroupService: Sendable {
 
     /// A file id: 1 to ``Limits/maxFileIDLength`` printable ASCII characters, or empty (none).
     static func fileID(_ id: String) throws -> String {
-        guard id.utf8.count <= Limits.maxFileIDLength,
-            id.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f })
-        else {
+        guard TextRules.isFileIDOrEmpty(id) else {
             throw ParleyError(
                 .invalidField,
                 "'avatar' must be a file id of at most \(Limits.maxFileIDLength) printable ASCII characters, or empty.")
