@@ -101,7 +101,9 @@ import Testing
                 ("/v1/users/search?q=\(long)", .invalidField), ("/v1/users/search?q=a&limit=0", .invalidField),
                 ("/v1/users/search?q=a&limit=51", .invalidField), ("/v1/users/search?q=a&limit=x", .invalidField),
                 ("/v1/users/search?q=a&cursor=abc", .invalidCursor), ("/v1/users/search?q=a&cursor=-1", .invalidCursor),
-                ("/v1/users/search?q=a&cursor=01", .invalidCursor), ("/v1/users/lookup", .invalidField),
+                ("/v1/users/search?q=a&cursor=01", .invalidCursor),
+                ("/v1/users/search?q=a&cursor=\(FindingRules.maxSearchDepth)", .invalidCursor),
+                ("/v1/users/lookup", .invalidField),
                 ("/v1/users/lookup?username=a&email=b@c.de", .invalidField),
             ]
             for (path, code) in cases {
@@ -117,6 +119,9 @@ import Testing
                 #expect(answer.status == 400, "\(body)")
                 #expect(try decodeJSON(ErrorBody.self, answer.body).error.code == code, "\(body)")
             }
+            let deepest = try await api.raw(
+                .get, "/v1/users/search?q=a&cursor=\(FindingRules.maxSearchDepth - 1)", token: alice.token)
+            #expect(deepest.status == 200, "the last position paging reaches is served (one past it is refused above)")
             let unchanged: PrivacySettings = try await api.call(.get, "/v1/me/privacy", token: alice.token)
             #expect(unchanged == .defaults)
             let anonymous = try await api.raw(.get, "/v1/users/search?q=a")
