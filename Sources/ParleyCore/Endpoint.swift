@@ -10,6 +10,8 @@ public enum Endpoint: String, CaseIterable, Sendable {
     case listJoinRequests, resolveJoinRequest
     case history, markRead, sendMessage, updateSettings
     case forwardMessage, editMessage, recallMessage, deleteMessages, markDelivered, receipts, messageReaders
+    case listFriendRequests, sendFriendRequest, answerFriendRequest
+    case listContacts, updateContact, removeContact, listBlocks, blockUser, unblockUser
     case sync, webSocket
 
     /// The HTTP method, upper-case.
@@ -17,10 +19,12 @@ public enum Endpoint: String, CaseIterable, Sendable {
         switch self {
         case .register, .login, .refresh, .createGroup, .openDirect, .addMembers, .markRead, .sendMessage,
             .transferGroup, .dissolveGroup, .createInviteLink, .useInvite, .resolveJoinRequest, .forwardMessage,
-            .recallMessage, .deleteMessages, .markDelivered:
+            .recallMessage, .deleteMessages, .markDelivered, .sendFriendRequest, .answerFriendRequest:
             "POST"
-        case .logout, .revokeSession, .removeMember, .revokeInviteLink: "DELETE"
-        case .updateMe, .updatePrivacy, .updateGroup, .updateMember, .updateSettings, .editMessage: "PATCH"
+        case .logout, .revokeSession, .removeMember, .revokeInviteLink, .removeContact, .unblockUser: "DELETE"
+        case .updateMe, .updatePrivacy, .updateGroup, .updateMember, .updateSettings, .editMessage, .updateContact:
+            "PATCH"
+        case .blockUser: "PUT"
         default: "GET"
         }
     }
@@ -66,6 +70,12 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .markDelivered: "/v1/conversations/{conversationId}/delivered"
         case .receipts: "/v1/conversations/{conversationId}/receipts"
         case .messageReaders: "/v1/conversations/{conversationId}/messages/{seq}/readers"
+        case .listFriendRequests, .sendFriendRequest: "/v1/friend-requests"
+        case .answerFriendRequest: "/v1/friend-requests/{requestId}"
+        case .listContacts: "/v1/contacts"
+        case .updateContact, .removeContact: "/v1/contacts/{userId}"
+        case .listBlocks: "/v1/blocks"
+        case .blockUser, .unblockUser: "/v1/blocks/{userId}"
         case .sync: "/v1/sync"
         case .webSocket: "/v1/ws"
         }

@@ -91,6 +91,19 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let messageNotForwardable = ErrorCode("message_not_forwardable", 400)
     public static let replyOutsideConversation = ErrorCode("reply_outside_conversation", 400)
     public static let mentionAllNotAllowed = ErrorCode("mention_all_not_allowed", 403)
+    // Contacts
+    public static let cannotAddSelf = ErrorCode("cannot_add_self", 400)
+    public static let alreadyFriends = ErrorCode("already_friends", 409)
+    public static let notAcceptingRequests = ErrorCode("not_accepting_requests", 403)
+    public static let blocked = ErrorCode("blocked", 403)
+    public static let notAFriend = ErrorCode("not_a_friend", 403)
+    public static let friendRequestNotFound = ErrorCode("friend_request_not_found", 404)
+    public static let friendRequestClosed = ErrorCode("friend_request_closed", 409)
+    public static let contactNotFound = ErrorCode("contact_not_found", 404)
+    public static let tooManyFriends = ErrorCode("too_many_friends", 409)
+    public static let tooManyPendingRequests = ErrorCode("too_many_pending_requests", 409)
+    public static let tooManyBlocks = ErrorCode("too_many_blocks", 409)
+    public static let remarkInvalid = ErrorCode("remark_invalid", 400)
     // Server side.
     public static let unavailable = ErrorCode("unavailable", 503)
     public static let internalError = ErrorCode("internal_error", 500)
@@ -109,6 +122,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
             .ownerMustTransfer, .inviteNotFound, .inviteExpired, .tooManyInviteLinks, .joinRequestNotFound,
             .messageNotFound, .messageRecalled, .notMessageSender, .recallWindowPassed, .editWindowPassed,
             .messageNotEditable, .messageNotForwardable, .replyOutsideConversation, .mentionAllNotAllowed,
+            .cannotAddSelf, .alreadyFriends, .notAcceptingRequests, .blocked, .notAFriend, .friendRequestNotFound,
+            .friendRequestClosed, .contactNotFound, .tooManyFriends, .tooManyPendingRequests, .tooManyBlocks,
+            .remarkInvalid,
         ]
         return Dictionary(uniqueKeysWithValues: all.map { ($0.rawValue, $0.httpStatus) })
     }()

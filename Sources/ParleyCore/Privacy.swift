@@ -12,26 +12,82 @@ public struct PrivacySettings: Codable, Hashable, Sendable {
     public var findByPhone: Discoverability
     /// `GET /v1/users/search?q=` (nicknames).
     public var findByNickname: Discoverability
+    /// What a friend request to the user does: befriend at once, wait for their answer, or
+    /// nothing (refused).
+    public var addMe: AddPolicy
+    /// Who may send them direct messages: everyone, or only their friends.
+    public var messageFrom: MessagePolicy
 
     public init(
         findByUsername: Discoverability = .everyone, findByEmail: Discoverability = .everyone,
-        findByPhone: Discoverability = .everyone, findByNickname: Discoverability = .everyone
+        findByPhone: Discoverability = .everyone, findByNickname: Discoverability = .everyone,
+        addMe: AddPolicy = .approval, messageFrom: MessagePolicy = .everyone
     ) {
         self.findByUsername = findByUsername
         self.findByEmail = findByEmail
         self.findByPhone = findByPhone
         self.findByNickname = findByNickname
+        self.addMe = addMe
+        self.messageFrom = messageFrom
     }
 
-    /// What a new account starts with: findable every way.
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case findByUsername, findByEmail, findByPhone, findByNickname, addMe, messageFrom
+    }
+
+    /// Settings a server or a stored account left out take their defaults.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = Self.defaults
+        self.init(
+            findByUsername: try container.decodeIfPresent(Discoverability.self, forKey: .findByUsername)
+                ?? defaults.findByUsername,
+            findByEmail: try container.decodeIfPresent(Discoverability.self, forKey: .findByEmail)
+                ?? defaults.findByEmail,
+            findByPhone: try container.decodeIfPresent(Discoverability.self, forKey: .findByPhone)
+                ?? defaults.findByPhone,
+            findByNickname: try container.decodeIfPresent(Discoverability.self, forKey: .findByNickname)
+                ?? defaults.findByNickname,
+            addMe: try container.decodeIfPresent(AddPolicy.self, forKey: .addMe) ?? defaults.addMe,
+            messageFrom: try container.decodeIfPresent(MessagePolicy.self, forKey: .messageFrom)
+                ?? defaults.messageFrom)
+    }
+
+    /// What a new account starts with: findable every way, friend requests need approval,
+    /// direct messages from everyone.
     public static let defaults = PrivacySettings()
 
     /// These settings with `update` applied.
     public func updated(by update: UpdatePrivacyRequest) -> PrivacySettings {
         PrivacySettings(
             findByUsername: update.findByUsername ?? findByUsername, findByEmail: update.findByEmail ?? findByEmail,
-            findByPhone: update.findByPhone ?? findByPhone, findByNickname: update.findByNickname ?? findByNickname)
+            findByPhone: update.findByPhone ?? findByPhone, findByNickname: update.findByNickname ?? findByNickname,
+            addMe: update.addMe ?? addMe, messageFrom: update.messageFrom ?? messageFrom)
     }
+}
+
+/// What a friend request does to a user: `anyone` befriends at once, `approval` waits for
+/// their answer, `nobody` is refused (`not_accepting_requests`). Open: a value this version
+/// does not know is treated as `approval` by clients; a server accepts only ``known`` values.
+public struct AddPolicy: OpenStringValue {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let anyone: AddPolicy = "anyone"
+    public static let approval: AddPolicy = "approval"
+    public static let nobody: AddPolicy = "nobody"
+    public static let known: [AddPolicy] = [.anyone, .approval, .nobody]
+}
+
+/// Who may send a user direct messages: `everyone` (the default, as team messengers expect)
+/// or only their `friends` (others get `not_a_friend`). Group messages are not affected.
+public struct MessagePolicy: OpenStringValue {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let everyone: MessagePolicy = "everyone"
+    public static let friends: MessagePolicy = "friends"
+    public static let known: [MessagePolicy] = [.everyone, .friends]
 }
 
 /// Whether a way of looking a user up finds them: `everyone` or `nobody`. Open, so that a
@@ -56,19 +112,24 @@ public struct UpdatePrivacyRequest: Codable, Hashable, Sendable, StrictDecodable
     public var findByEmail: Discoverability?
     public var findByPhone: Discoverability?
     public var findByNickname: Discoverability?
+    public var addMe: AddPolicy?
+    public var messageFrom: MessagePolicy?
 
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case findByUsername, findByEmail, findByPhone, findByNickname
+        case findByUsername, findByEmail, findByPhone, findByNickname, addMe, messageFrom
     }
 
     public init(
         findByUsername: Discoverability? = nil, findByEmail: Discoverability? = nil,
-        findByPhone: Discoverability? = nil, findByNickname: Discoverability? = nil
+        findByPhone: Discoverability? = nil, findByNickname: Discoverability? = nil, addMe: AddPolicy? = nil,
+        messageFrom: MessagePolicy? = nil
     ) {
         self.findByUsername = findByUsername
         self.findByEmail = findByEmail
         self.findByPhone = findByPhone
         self.findByNickname = findByNickname
+        self.addMe = addMe
+        self.messageFrom = messageFrom
     }
 }
 

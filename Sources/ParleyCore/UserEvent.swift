@@ -29,6 +29,16 @@ public struct UserEventType: OpenStringValue {
     public static let messageUpdated: UserEventType = "message.updated"
     /// The user deleted messages for themselves, on any of their devices.
     public static let messagesDeleted: UserEventType = "messages.deleted"
+    /// A friend request to or from the user was sent, merged or answered.
+    public static let friendRequestUpdated: UserEventType = "friend_request.updated"
+    /// A friend was added, changed their profile, or got a new remark from the user.
+    public static let contactUpdated: UserEventType = "contact.updated"
+    /// A friendship ended (either side removed it, or one blocked the other).
+    public static let contactRemoved: UserEventType = "contact.removed"
+    /// The user blocked someone, on any of their devices.
+    public static let blockAdded: UserEventType = "block.added"
+    /// The user unblocked someone, on any of their devices.
+    public static let blockRemoved: UserEventType = "block.removed"
 }
 
 /// One entry of a user's ordered event stream (the "command list" of SPEC 3).
@@ -86,6 +96,11 @@ public enum UserEventBody: Hashable, Sendable {
     case settingsUpdated(SettingsUpdated)
     case messageUpdated(MessageUpdated)
     case messagesDeleted(MessagesDeleted)
+    case friendRequestUpdated(FriendRequestUpdated)
+    case contactUpdated(ContactUpdated)
+    case contactRemoved(ContactRemoved)
+    case blockAdded(BlockAdded)
+    case blockRemoved(BlockRemoved)
     /// A type this version does not know, with its payload fields as they arrived.
     case unknown(UserEventType, fields: [String: JSONValue])
 
@@ -103,6 +118,11 @@ public enum UserEventBody: Hashable, Sendable {
         .settingsUpdated: SettingsUpdated.self,
         .messageUpdated: MessageUpdated.self,
         .messagesDeleted: MessagesDeleted.self,
+        .friendRequestUpdated: FriendRequestUpdated.self,
+        .contactUpdated: ContactUpdated.self,
+        .contactRemoved: ContactRemoved.self,
+        .blockAdded: BlockAdded.self,
+        .blockRemoved: BlockRemoved.self,
     ]
 
     public var type: UserEventType {
@@ -127,6 +147,11 @@ public enum UserEventBody: Hashable, Sendable {
         case .settingsUpdated(let payload): payload
         case .messageUpdated(let payload): payload
         case .messagesDeleted(let payload): payload
+        case .friendRequestUpdated(let payload): payload
+        case .contactUpdated(let payload): payload
+        case .contactRemoved(let payload): payload
+        case .blockAdded(let payload): payload
+        case .blockRemoved(let payload): payload
         case .unknown: nil
         }
     }
@@ -336,4 +361,44 @@ public struct MessagesDeleted: ConversationEventPayload {
         self.seqs = seqs
     }
     public var body: UserEventBody { .messagesDeleted(self) }
+}
+
+/// `friend_request.updated`: a request to or from the user, as it now stands for them.
+public struct FriendRequestUpdated: UserEventPayload {
+    public static let type = UserEventType.friendRequestUpdated
+    public var request: FriendRequest
+    public init(request: FriendRequest) { self.request = request }
+    public var body: UserEventBody { .friendRequestUpdated(self) }
+}
+
+/// `contact.updated`: a friend as the user now sees them (new, or a changed profile or remark).
+public struct ContactUpdated: UserEventPayload {
+    public static let type = UserEventType.contactUpdated
+    public var contact: Contact
+    public init(contact: Contact) { self.contact = contact }
+    public var body: UserEventBody { .contactUpdated(self) }
+}
+
+/// `contact.removed`: `userId` is no longer the user's friend.
+public struct ContactRemoved: UserEventPayload {
+    public static let type = UserEventType.contactRemoved
+    public var userId: UserID
+    public init(userId: UserID) { self.userId = userId }
+    public var body: UserEventBody { .contactRemoved(self) }
+}
+
+/// `block.added`: the user blocked `blocked.user`.
+public struct BlockAdded: UserEventPayload {
+    public static let type = UserEventType.blockAdded
+    public var blocked: BlockedUser
+    public init(blocked: BlockedUser) { self.blocked = blocked }
+    public var body: UserEventBody { .blockAdded(self) }
+}
+
+/// `block.removed`: the user unblocked `userId`.
+public struct BlockRemoved: UserEventPayload {
+    public static let type = UserEventType.blockRemoved
+    public var userId: UserID
+    public init(userId: UserID) { self.userId = userId }
+    public var body: UserEventBody { .blockRemoved(self) }
 }

@@ -6,7 +6,7 @@ import ParleyCore
 ///
 /// The rules live beside the protocols (``SendRules``, ``ConversationRules``,
 /// ``ReadWatermark``, ``HistoryWindow``, ``SyncPaging``, ``LoginKey``, ``SessionRules``,
-/// ``GroupRules``, ``MessageRules``), so a
+/// ``GroupRules``, ``MessageRules``, ``ContactRules``), so a
 /// backend only runs SQL, maps rows and asks the rules what to do.
 ///
 /// Invariants every implementation keeps:
@@ -22,7 +22,7 @@ import ParleyCore
 ///
 /// Domain failures are thrown as ``ParleyError``; anything else is an internal failure.
 public protocol ParleyStore: AccountStore, SessionStore, ConversationStore, GroupStore, MessageStore,
-    MessageActionStore, SyncStore
+    MessageActionStore, SyncStore, ContactStore
 {
     /// Succeeds when the storage can serve reads and writes (readiness).
     func checkReady() async throws

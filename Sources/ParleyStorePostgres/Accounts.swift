@@ -70,6 +70,7 @@ extension PostgresStore {
                 ], logger: self.logger)
             try await self.announce(
                 connection, notes, [Announcement(to: [userId], ProfileUpdated(account: user.account).body)], at: now)
+            try await self.announceProfile(connection, notes, of: user.user, at: now)
             return user
         }
     }
@@ -86,13 +87,15 @@ extension PostgresStore {
             user.privacy = user.privacy.updated(by: update)
             try await connection.rows(
                 """
-                UPDATE users SET find_by_username = $1, find_by_email = $2, find_by_phone = $3, find_by_nickname = $4
+                UPDATE users SET find_by_username = $1, find_by_email = $2, find_by_phone = $3, find_by_nickname = $4,
+                    add_me = $6, message_from = $7
                 WHERE id = $5
                 """,
                 [
                     .text(user.privacy.findByUsername.rawValue), .text(user.privacy.findByEmail.rawValue),
                     .text(user.privacy.findByPhone.rawValue), .text(user.privacy.findByNickname.rawValue),
-                    .int(userId.rawValue),
+                    .int(userId.rawValue), .text(user.privacy.addMe.rawValue),
+                    .text(user.privacy.messageFrom.rawValue),
                 ], logger: self.logger)
             try await self.announce(
                 connection, notes, [Announcement(to: [userId], ProfileUpdated(account: user.account).body)], at: now)
@@ -108,6 +111,9 @@ extension PostgresStore {
                 """
                 SELECT * FROM users
                 WHERE find_by_nickname = 'everyone' AND id <> $2 AND strpos(nickname_folded, $1) > 0
+                    AND NOT EXISTS (
+                        SELECT 1 FROM blocks
+                        WHERE (blocker_id = users.id AND blocked_id = $2) OR (blocker_id = $2 AND blocked_id = users.id))
                 ORDER BY nickname_folded = $1 DESC, starts_with(nickname_folded, $1) DESC, id
                 LIMIT $3 OFFSET $4
                 """,
@@ -168,7 +174,9 @@ extension UserRecord {
                 findByUsername: Discoverability(rawValue: try row.text("find_by_username")),
                 findByEmail: Discoverability(rawValue: try row.text("find_by_email")),
                 findByPhone: Discoverability(rawValue: try row.text("find_by_phone")),
-                findByNickname: Discoverability(rawValue: try row.text("find_by_nickname"))),
+                findByNickname: Discoverability(rawValue: try row.text("find_by_nickname")),
+                addMe: AddPolicy(rawValue: try row.text("add_me")),
+                messageFrom: MessagePolicy(rawValue: try row.text("message_from"))),
             createdAt: try row.int("created_at"))
     }
 }

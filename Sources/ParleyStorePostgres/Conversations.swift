@@ -20,6 +20,7 @@ extension PostgresStore {
         let key = DirectKey.make(userId, peerId)
         if let id = try await conversationID(connection, directKey: key) { return id }
         try ConversationRules.requireExisting([peerId], existing: try await existingUsers(connection, [peerId]))
+        try await checkCanMessage(connection, from: userId, to: peerId)
         let version = try await nextVersion(connection)
         let id = ConversationID(
             try await connection.scalar(

@@ -27,7 +27,8 @@ extension PostgresStore {
             guard
                 let sender = try await connection.rows(
                     """
-                    SELECT m.role, m.muted_until, c.kind, c.mute_all, c.dissolved_at, c.everyone_may_mention_all
+                    SELECT m.role, m.muted_until, c.kind, c.mute_all, c.dissolved_at, c.everyone_may_mention_all,
+                        c.direct_key
                     FROM members m JOIN conversations c ON c.id = m.conversation_id
                     WHERE m.conversation_id = $1 AND m.user_id = $2
                     """,
@@ -38,6 +39,9 @@ extension PostgresStore {
             try GroupRules.checkCanSend(
                 role: role, mutedUntil: try sender.optionalInt("muted_until"), muteAll: try sender.bool("mute_all"),
                 dissolvedAt: try sender.optionalInt("dissolved_at"), in: conversationId, at: new.sentAt)
+            if let key = try sender.optionalText("direct_key"), let peer = DirectKey.peer(in: key, of: new.senderId) {
+                try await self.checkCanMessage(connection, from: new.senderId, to: peer)
+            }
             let mentioned =
                 new.mentions.isEmpty
                 ? []

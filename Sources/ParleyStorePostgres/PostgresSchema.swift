@@ -200,6 +200,35 @@ enum PostgresSchema {
                 """
             ]
         ),
+        (
+            version: 9,
+            sql: [
+                // Friends (a row per side), friend requests (a row per ordered pair) and blocks.
+                """
+                ALTER TABLE users ADD COLUMN add_me TEXT NOT NULL DEFAULT 'approval',
+                    ADD COLUMN message_from TEXT NOT NULL DEFAULT 'everyone'
+                """,
+                """
+                CREATE TABLE contacts (
+                    owner_id BIGINT NOT NULL REFERENCES users(id), friend_id BIGINT NOT NULL REFERENCES users(id),
+                    remark TEXT NOT NULL DEFAULT '', created_at BIGINT NOT NULL, PRIMARY KEY (owner_id, friend_id))
+                """,
+                """
+                CREATE TABLE friend_requests (
+                    id BIGSERIAL PRIMARY KEY, from_id BIGINT NOT NULL REFERENCES users(id),
+                    to_id BIGINT NOT NULL REFERENCES users(id), message TEXT NOT NULL, status TEXT NOT NULL,
+                    created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, expires_at BIGINT NOT NULL,
+                    UNIQUE (from_id, to_id))
+                """,
+                "CREATE INDEX friend_requests_to ON friend_requests (to_id, updated_at)",
+                """
+                CREATE TABLE blocks (
+                    blocker_id BIGINT NOT NULL REFERENCES users(id), blocked_id BIGINT NOT NULL REFERENCES users(id),
+                    created_at BIGINT NOT NULL, PRIMARY KEY (blocker_id, blocked_id))
+                """,
+                "CREATE INDEX blocks_by_blocked ON blocks (blocked_id, blocker_id)",
+            ]
+        ),
     ]
 
     /// Steps a migration needs that SQL cannot do, run after its statements in the same

@@ -68,6 +68,7 @@ extension SQLiteStore {
                     FindingRules.folded(user.nickname), userId.rawValue,
                 ])
             try self.announce(db, [Announcement(to: [userId], ProfileUpdated(account: user.account).body)], at: now)
+            try self.announceProfile(db, of: user.user, at: now)
             return user
         }
     }
@@ -82,12 +83,14 @@ extension SQLiteStore {
             user.privacy = user.privacy.updated(by: update)
             try db.execute(
                 sql: """
-                    UPDATE users SET find_by_username = ?, find_by_email = ?, find_by_phone = ?, find_by_nickname = ?
+                    UPDATE users SET find_by_username = ?, find_by_email = ?, find_by_phone = ?, find_by_nickname = ?,
+                        add_me = ?, message_from = ?
                     WHERE id = ?
                     """,
                 arguments: [
                     user.privacy.findByUsername.rawValue, user.privacy.findByEmail.rawValue,
-                    user.privacy.findByPhone.rawValue, user.privacy.findByNickname.rawValue, userId.rawValue,
+                    user.privacy.findByPhone.rawValue, user.privacy.findByNickname.rawValue,
+                    user.privacy.addMe.rawValue, user.privacy.messageFrom.rawValue, userId.rawValue,
                 ])
             try self.announce(db, [Announcement(to: [userId], ProfileUpdated(account: user.account).body)], at: now)
             return user
@@ -103,11 +106,14 @@ extension SQLiteStore {
                 db,
                 sql: """
                     SELECT * FROM users
-                    WHERE find_by_nickname = 'everyone' AND id <> ? AND instr(nickname_folded, ?) > 0
-                    ORDER BY nickname_folded = ? DESC, substr(nickname_folded, 1, length(?)) = ? DESC, id
-                    LIMIT ? OFFSET ?
+                    WHERE find_by_nickname = 'everyone' AND id <> ?1 AND instr(nickname_folded, ?2) > 0
+                        AND NOT EXISTS (
+                            SELECT 1 FROM blocks
+                            WHERE (blocker_id = users.id AND blocked_id = ?1) OR (blocker_id = ?1 AND blocked_id = users.id))
+                    ORDER BY nickname_folded = ?2 DESC, substr(nickname_folded, 1, length(?2)) = ?2 DESC, id
+                    LIMIT ?3 OFFSET ?4
                     """,
-                arguments: [seeker.rawValue, folded, folded, folded, folded, limit, offset]
+                arguments: [seeker.rawValue, folded, limit, offset]
             ).map(UserRecord.init(row:))
         }
     }

@@ -21,6 +21,7 @@ extension SQLiteStore {
         let key = DirectKey.make(userId, peerId)
         if let id = try Self.conversationID(db, directKey: key) { return id }
         try ConversationRules.requireExisting([peerId], existing: try Self.existingUsers(db, [peerId]))
+        try checkCanMessage(db, from: userId, to: peerId)
         let version = try nextVersion(db)
         try db.execute(
             sql: """

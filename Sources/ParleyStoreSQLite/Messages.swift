@@ -33,7 +33,7 @@ extension SQLiteStore {
                 db.cachedStatement(
                     sql: """
                         SELECT m.role, m.muted_until, c.kind, c.mute_all, c.dissolved_at, c.members_version,
-                            c.everyone_may_mention_all
+                            c.everyone_may_mention_all, c.direct_key
                         FROM members m JOIN conversations c ON c.id = m.conversation_id
                         WHERE m.conversation_id = ? AND m.user_id = ?
                         """),
@@ -42,6 +42,9 @@ extension SQLiteStore {
         try GroupRules.checkCanSend(
             role: MemberRole(rawValue: sender["role"]) ?? .member, mutedUntil: sender["muted_until"],
             muteAll: sender["mute_all"], dissolvedAt: sender["dissolved_at"], in: conversationId, at: new.sentAt)
+        if let key: String = sender["direct_key"], let peer = DirectKey.peer(in: key, of: new.senderId) {
+            try checkCanMessage(db, from: new.senderId, to: peer)
+        }
         let role = MemberRole(rawValue: sender["role"]) ?? .member
         let recipients = try members(db, of: conversationId, at: sender["members_version"])
         let mentioned = try MessageRules.mentioned(

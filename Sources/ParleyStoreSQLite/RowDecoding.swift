@@ -14,7 +14,8 @@ extension UserRecord {
                 findByUsername: Discoverability(rawValue: row["find_by_username"]),
                 findByEmail: Discoverability(rawValue: row["find_by_email"]),
                 findByPhone: Discoverability(rawValue: row["find_by_phone"]),
-                findByNickname: Discoverability(rawValue: row["find_by_nickname"])),
+                findByNickname: Discoverability(rawValue: row["find_by_nickname"]),
+                addMe: AddPolicy(rawValue: row["add_me"]), messageFrom: MessagePolicy(rawValue: row["message_from"])),
             createdAt: row["created_at"])
     }
 }

@@ -224,6 +224,40 @@ enum SQLiteSchema {
                     arguments: [FindingRules.folded(row["nickname"]), row["id"] as Int64])
             }
         }
+        migrator.registerMigration("v8") { db in
+            // Friends (a row per side), friend requests (a row per ordered pair) and blocks.
+            try db.execute(
+                sql: """
+                    ALTER TABLE users ADD COLUMN add_me TEXT NOT NULL DEFAULT 'approval';
+                    ALTER TABLE users ADD COLUMN message_from TEXT NOT NULL DEFAULT 'everyone';
+                    CREATE TABLE contacts (
+                        owner_id INTEGER NOT NULL REFERENCES users(id),
+                        friend_id INTEGER NOT NULL REFERENCES users(id),
+                        remark TEXT NOT NULL DEFAULT '',
+                        created_at INTEGER NOT NULL,
+                        PRIMARY KEY (owner_id, friend_id)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE friend_requests (
+                        id INTEGER PRIMARY KEY,
+                        from_id INTEGER NOT NULL REFERENCES users(id),
+                        to_id INTEGER NOT NULL REFERENCES users(id),
+                        message TEXT NOT NULL,
+                        status TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL,
+                        expires_at INTEGER NOT NULL,
+                        UNIQUE (from_id, to_id)
+                    );
+                    CREATE INDEX friend_requests_to ON friend_requests (to_id, updated_at);
+                    CREATE TABLE blocks (
+                        blocker_id INTEGER NOT NULL REFERENCES users(id),
+                        blocked_id INTEGER NOT NULL REFERENCES users(id),
+                        created_at INTEGER NOT NULL,
+                        PRIMARY KEY (blocker_id, blocked_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX blocks_by_blocked ON blocks (blocked_id, blocker_id);
+                    """)
+        }
         return migrator
     }
 }

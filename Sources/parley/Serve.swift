@@ -68,9 +68,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a sender may edit their own text (PARLEY_EDIT_WINDOW). Default 900.")
     var editWindow: Int?
 
+    @Option(help: "Days a friend request stays pending (PARLEY_FRIEND_REQUEST_TTL). Default 30.")
+    var friendRequestTtl: Int?
+
     @Option(
         help:
-            "A UTF-8 file of words not allowed in usernames, nicknames, signatures, group names and descriptions and group nicknames, one per line, '#' for comments; reloaded on SIGHUP (PARLEY_SENSITIVE_WORDS). Default: none."
+            "A UTF-8 file of words not allowed in usernames, nicknames, signatures, group names and descriptions, group nicknames, friend-request messages and remarks, one per line, '#' for comments; reloaded on SIGHUP (PARLEY_SENSITIVE_WORDS). Default: none."
     )
     var sensitiveWords: String?
 
@@ -147,6 +150,9 @@ struct Serve: AsyncParsableCommand {
         }
         if let seconds = try integer(editWindow, "PARLEY_EDIT_WINDOW", "edit window", 0...31_536_000) {
             configuration.messageWindows.editMs = Int64(seconds) * 1000
+        }
+        if let days = try integer(friendRequestTtl, "PARLEY_FRIEND_REQUEST_TTL", "friend request lifetime", 1...365) {
+            configuration.friendRequestTTLMs = Int64(days) * 24 * 3_600 * 1_000
         }
         configuration.sensitiveWordsPath = setting(sensitiveWords, "PARLEY_SENSITIVE_WORDS").flatMap {
             $0.isEmpty ? nil : $0

@@ -82,7 +82,7 @@ extension ClientStore {
         case .settingsUpdated(let updated):
             try applySettings(db, updated, seq: event.seq)
             return try hideCleared(db, updated.conversationId)
-        case .unknown:
+        case .unknown, .friendRequestUpdated, .contactUpdated, .contactRemoved, .blockAdded, .blockRemoved:
             break
         }
         return StoreChanges()

@@ -152,6 +152,10 @@ public struct AccountService: Sendable {
         guard let user = try await store.user(key: key), user.isFound(by: key, for: identity.userId) else {
             throw ParleyError(.userNotFound, missing)
         }
+        // Someone blocked either way is not found either.
+        if user.id != identity.userId, try await store.blockExists(between: identity.userId, and: user.id) {
+            throw ParleyError(.userNotFound, missing)
+        }
         return user.user
     }
 
@@ -201,7 +205,8 @@ public struct AccountService: Sendable {
         guard update != UpdatePrivacyRequest() else {
             throw ParleyError(
                 .missingField,
-                "Give at least one of 'findByUsername', 'findByEmail', 'findByPhone' and 'findByNickname'.")
+                "Give at least one of 'findByUsername', 'findByEmail', 'findByPhone', 'findByNickname', 'addMe' and "
+                    + "'messageFrom'.")
         }
         for (field, value) in [
             ("findByUsername", update.findByUsername), ("findByEmail", update.findByEmail),
@@ -210,6 +215,12 @@ public struct AccountService: Sendable {
             if let value, !Discoverability.known.contains(value) {
                 throw ParleyError(.invalidField, "'\(field)' must be 'everyone' or 'nobody'.")
             }
+        }
+        if let addMe = update.addMe, !AddPolicy.known.contains(addMe) {
+            throw ParleyError(.invalidField, "'addMe' must be 'anyone', 'approval' or 'nobody'.")
+        }
+        if let messageFrom = update.messageFrom, !MessagePolicy.known.contains(messageFrom) {
+            throw ParleyError(.invalidField, "'messageFrom' must be 'everyone' or 'friends'.")
         }
         return try await store.updatePrivacy(userId: identity.userId, update, at: clock.now()).privacy
     }

@@ -45,7 +45,7 @@ public struct ServerConfiguration: Sendable {
     /// (behind a reverse proxy, where every connection comes from the proxy).
     public var maxConnectionsPerIP = 1_000
     /// A file of words not allowed in usernames, nicknames, signatures, group names and
-    /// descriptions and group nicknames (`--sensitive-words`), one per line; reloaded on
+    /// descriptions, group nicknames, friend-request messages and remarks (`--sensitive-words`), one per line; reloaded on
     /// SIGHUP. None by default.
     public var sensitiveWordsPath: String?
     /// The member limit new groups get (`--max-group-members`; default ``Limits/maxGroupMembers``).
@@ -53,6 +53,8 @@ public struct ServerConfiguration: Sendable {
     /// How long senders may recall and edit their own messages (`--recall-window`,
     /// `--edit-window`).
     public var messageWindows = MessageWindows.defaults
+    /// How long a friend request stays pending (`--friend-request-ttl`, in days).
+    public var friendRequestTTLMs = ContactLimits.defaultRequestTTLMs
 
     public init() {}
 

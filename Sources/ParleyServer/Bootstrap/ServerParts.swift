@@ -21,6 +21,7 @@ struct ServerParts {
     private let messageActionController: MessageActionController
     private let syncController: SyncController
     private let typingController: TypingController
+    private let contactController: ContactController
 
     /// `words` is the sensitive-word filter names and profile texts must pass.
     init(
@@ -43,6 +44,9 @@ struct ServerParts {
                 store: store, messages: messages, clock: clock, windows: configuration.messageWindows))
         syncController = SyncController(sync: SyncService(store: store))
         typingController = TypingController(typing: TypingService(store: store, fanOut: storage.fanOut, clock: clock))
+        contactController = ContactController(
+            contacts: ContactService(
+                store: store, clock: clock, words: words, requestTTLMs: configuration.friendRequestTTLMs))
         frameHandlers = FrameHandlers(
             groupController.frameHandlers + messageController.frameHandlers + messageActionController.frameHandlers
                 + syncController.frameHandlers + typingController.frameHandlers)
@@ -58,6 +62,7 @@ struct ServerParts {
         let routes = RouteRegistry(router: router, accounts: accounts)
         SystemController(store: store, metrics: metrics).addRoutes(to: routes)
         accountController.addRoutes(to: routes)
+        contactController.addRoutes(to: routes)
         conversationController.addRoutes(to: routes)
         groupController.addRoutes(to: routes)
         settingsController.addRoutes(to: routes)

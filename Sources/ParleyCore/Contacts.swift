@@ -1,0 +1,163 @@
+public enum FriendRequestTag {}
+/// A friend request's id: one per ordered pair of users (a later request from the same
+/// user to the same user reuses it).
+public typealias FriendRequestID = Identifier<FriendRequestTag>
+
+/// Where a friend request stands: `pending` until answered or expired; `accepted`,
+/// `rejected`, `ignored` (the recipient put it aside; the sender still sees `pending` until it
+/// expires) or `expired`. Open, so that clients decode values a later server adds.
+public struct FriendRequestStatus: OpenStringValue {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let pending: FriendRequestStatus = "pending"
+    public static let accepted: FriendRequestStatus = "accepted"
+    public static let rejected: FriendRequestStatus = "rejected"
+    public static let ignored: FriendRequestStatus = "ignored"
+    public static let expired: FriendRequestStatus = "expired"
+}
+
+/// A request from `from` to `to` to become friends, as the viewer sees it.
+public struct FriendRequest: Codable, Hashable, Sendable {
+    public var id: FriendRequestID
+    public var from: User
+    public var to: User
+    /// What the sender wrote (at most ``ContactLimits/maxRequestMessageLength`` characters;
+    /// a merged request carries the latest message).
+    public var message: String
+    public var status: FriendRequestStatus
+    public var createdAt: Int64
+    public var updatedAt: Int64
+    /// When a pending request lapses, in ms since the epoch.
+    public var expiresAt: Int64
+
+    public init(
+        id: FriendRequestID, from: User, to: User, message: String, status: FriendRequestStatus, createdAt: Int64,
+        updatedAt: Int64, expiresAt: Int64
+    ) {
+        self.id = id
+        self.from = from
+        self.to = to
+        self.message = message
+        self.status = status
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// `POST /v1/friend-requests`: ask `userId` to become friends.
+public struct SendFriendRequest: Codable, Hashable, Sendable, StrictDecodable {
+    public var userId: UserID?
+    public var message: String?
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case userId, message
+    }
+
+    public init(userId: UserID, message: String? = nil) {
+        self.userId = userId
+        self.message = message
+    }
+}
+
+/// What the recipient does with a friend request.
+public struct FriendRequestAnswer: OpenStringValue {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let accept: FriendRequestAnswer = "accept"
+    public static let reject: FriendRequestAnswer = "reject"
+    public static let ignore: FriendRequestAnswer = "ignore"
+    public static let known: [FriendRequestAnswer] = [.accept, .reject, .ignore]
+}
+
+/// `POST /v1/friend-requests/{requestId}`.
+public struct AnswerFriendRequest: Codable, Hashable, Sendable, StrictDecodable {
+    public var answer: FriendRequestAnswer?
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case answer
+    }
+
+    public init(answer: FriendRequestAnswer) { self.answer = answer }
+}
+
+/// `GET /v1/friend-requests`: the pending requests to and from the user, newest first.
+public struct FriendRequestList: Codable, Hashable, Sendable {
+    /// At most ``ContactLimits/maxListedIncoming``.
+    public var incoming: [FriendRequest]
+    public var outgoing: [FriendRequest]
+
+    public init(incoming: [FriendRequest], outgoing: [FriendRequest]) {
+        self.incoming = incoming
+        self.outgoing = outgoing
+    }
+}
+
+/// A friend, with what the viewer calls them.
+public struct Contact: Codable, Hashable, Sendable {
+    public var user: User
+    /// The viewer's alias for them; empty when none.
+    public var remark: String
+    /// When they became friends, in ms since the epoch.
+    public var since: Int64
+
+    public init(user: User, remark: String, since: Int64) {
+        self.user = user
+        self.remark = remark
+        self.since = since
+    }
+}
+
+/// `GET /v1/contacts`: every friend, by user id.
+public struct ContactList: Codable, Hashable, Sendable {
+    public var contacts: [Contact]
+    public init(contacts: [Contact]) { self.contacts = contacts }
+}
+
+/// `PATCH /v1/contacts/{userId}`: the alias ("" removes it).
+public struct UpdateContactRequest: Codable, Hashable, Sendable, StrictDecodable {
+    public var remark: String?
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case remark
+    }
+
+    public init(remark: String?) { self.remark = remark }
+}
+
+/// A user the viewer blocked, and since when.
+public struct BlockedUser: Codable, Hashable, Sendable {
+    public var user: User
+    public var since: Int64
+
+    public init(user: User, since: Int64) {
+        self.user = user
+        self.since = since
+    }
+}
+
+/// `GET /v1/blocks`: everyone the user blocked, most recent first.
+public struct BlockList: Codable, Hashable, Sendable {
+    public var blocked: [BlockedUser]
+    public init(blocked: [BlockedUser]) { self.blocked = blocked }
+}
+
+/// The limits of the contact features, the same for server and clients.
+public enum ContactLimits {
+    /// Friends per user; a request that would pass it gets `too_many_friends`.
+    public static let maxFriends = 5_000
+    /// Pending requests a user may have sent (`too_many_pending_requests`).
+    public static let maxPendingOutgoing = 100
+    /// Incoming pending requests `GET /v1/friend-requests` lists (the newest).
+    public static let maxListedIncoming = 200
+    /// Users one may block (`too_many_blocks`).
+    public static let maxBlocks = 5_000
+    /// Characters of a request's message and of a remark.
+    public static let maxRequestMessageLength = 200
+    public static let maxRemarkLength = 64
+    /// How long a request stays pending unless the server is told otherwise
+    /// (`--friend-request-ttl`): 30 days.
+    public static let defaultRequestTTLMs: Int64 = 30 * 24 * 3_600 * 1_000
+}

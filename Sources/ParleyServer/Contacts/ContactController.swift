@@ -1,0 +1,42 @@
+import Hummingbird
+import ParleyCore
+
+/// Friend requests, friends and blocks over HTTP.
+struct ContactController {
+    let contacts: ContactService
+
+    func addRoutes(to routes: RouteRegistry) {
+        routes.authenticated(.listFriendRequests) { _, _, identity in
+            JSONResponse(try await contacts.requests(of: identity))
+        }
+        routes.authenticated(.sendFriendRequest) { request, context, identity in
+            let body = try await request.decodeJSON(SendFriendRequest.self, context: context)
+            return JSONResponse(try await contacts.sendRequest(body, by: identity))
+        }
+        routes.authenticated(.answerFriendRequest) { request, context, identity in
+            let body = try await request.decodeJSON(AnswerFriendRequest.self, context: context)
+            return JSONResponse(try await contacts.answer(try context.id("requestId"), body, by: identity))
+        }
+        routes.authenticated(.listContacts) { _, _, identity in
+            JSONResponse(try await contacts.contacts(of: identity))
+        }
+        routes.authenticated(.updateContact) { request, context, identity in
+            let body = try await request.decodeJSON(UpdateContactRequest.self, context: context)
+            return JSONResponse(try await contacts.update(try context.id("userId"), body, by: identity))
+        }
+        routes.authenticated(.removeContact) { _, context, identity in
+            try await contacts.remove(try context.id("userId"), by: identity)
+            return Response(status: .noContent)
+        }
+        routes.authenticated(.listBlocks) { _, _, identity in
+            JSONResponse(try await contacts.blocks(of: identity))
+        }
+        routes.authenticated(.blockUser) { _, context, identity in
+            JSONResponse(try await contacts.block(try context.id("userId"), by: identity))
+        }
+        routes.authenticated(.unblockUser) { _, context, identity in
+            try await contacts.unblock(try context.id("userId"), by: identity)
+            return Response(status: .noContent)
+        }
+    }
+}

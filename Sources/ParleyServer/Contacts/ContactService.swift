@@ -1,0 +1,74 @@
+import ParleyCore
+import ParleyStore
+
+/// Friend requests, the friend list with remarks, and blocks. Input is checked here; who
+/// may do what against what is stored is ``ContactRules``', inside the store's transaction.
+struct ContactService: Sendable {
+    let store: any ParleyStore
+    let clock: WallClock
+    let words: WordFilter
+    /// How long a request stays pending (`--friend-request-ttl`).
+    let requestTTLMs: Int64
+
+    /// Asks `request.userId` to become friends (or befriends at once, see
+    /// ``ContactStore/requestFriend(from:to:message:at:expiresAt:)``).
+    func sendRequest(_ request: SendFriendRequest, by identity: Identity) async throws -> FriendRequest {
+        guard let userId = request.userId else {
+            throw ParleyError(.missingField, "Give 'userId', the user to ask.")
+        }
+        let message = try TextRules.paragraph(
+            request.message ?? "", field: "message", maxLength: ContactLimits.maxRequestMessageLength)
+        try words.check(message, field: "message")
+        let now = clock.now()
+        return try await store.requestFriend(
+            from: identity.userId, to: userId, message: message, at: now, expiresAt: now + requestTTLMs)
+    }
+
+    func answer(_ id: FriendRequestID, _ body: AnswerFriendRequest, by identity: Identity) async throws
+        -> FriendRequest
+    {
+        guard let answer = body.answer else {
+            throw ParleyError(.missingField, "Give 'answer': 'accept', 'reject' or 'ignore'.")
+        }
+        guard FriendRequestAnswer.known.contains(answer) else {
+            throw ParleyError(.invalidField, "'answer' must be 'accept', 'reject' or 'ignore'.")
+        }
+        return try await store.answerFriendRequest(id, by: identity.userId, answer, at: clock.now())
+    }
+
+    func requests(of identity: Identity) async throws -> FriendRequestList {
+        try await store.friendRequests(of: identity.userId, at: clock.now())
+    }
+
+    func contacts(of identity: Identity) async throws -> ContactList {
+        ContactList(contacts: try await store.contacts(of: identity.userId))
+    }
+
+    /// Sets the caller's remark for a friend ("" removes it).
+    func update(_ friend: UserID, _ update: UpdateContactRequest, by identity: Identity) async throws -> Contact {
+        guard let remark = update.remark else { throw ParleyError(.missingField, "Give 'remark'.") }
+        let checked =
+            remark.isEmpty
+            ? ""
+            : try TextRules.name(
+                remark, field: "remark", maxLength: ContactLimits.maxRemarkLength, code: .remarkInvalid)
+        try words.check(checked, field: "remark")
+        return try await store.updateContact(of: identity.userId, friend, remark: checked, at: clock.now())
+    }
+
+    func remove(_ friend: UserID, by identity: Identity) async throws {
+        try await store.removeContact(of: identity.userId, friend, at: clock.now())
+    }
+
+    func block(_ userId: UserID, by identity: Identity) async throws -> BlockedUser {
+        try await store.block(userId, by: identity.userId, at: clock.now())
+    }
+
+    func unblock(_ userId: UserID, by identity: Identity) async throws {
+        try await store.unblock(userId, by: identity.userId, at: clock.now())
+    }
+
+    func blocks(of identity: Identity) async throws -> BlockList {
+        BlockList(blocked: try await store.blockedUsers(of: identity.userId))
+    }
+}

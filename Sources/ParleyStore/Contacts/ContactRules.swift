@@ -1,0 +1,130 @@
+import ParleyCore
+
+/// Who may befriend, answer and message whom. Each backend reads the facts and asks these.
+public enum ContactRules {
+    /// What a friend request does.
+    public enum RequestDecision: Sendable, Equatable {
+        /// They become friends now (the target takes anyone, or had asked the requester).
+        case befriend
+        /// A pending request waits for the target's answer.
+        case ask
+    }
+
+    /// What the store read before a friend request.
+    public struct RequestFacts: Sendable {
+        public var requester: UserID
+        public var targetId: UserID
+        /// Nil when no such user exists.
+        public var target: UserRecord?
+        public var requesterBlockedTarget: Bool
+        public var targetBlockedRequester: Bool
+        public var friends: Bool
+        /// The target has an open request to the requester.
+        public var targetAskedRequester: Bool
+        /// The requester has an open request to the target (a new one merges with it).
+        public var requesterAskedTarget: Bool
+        public var requesterFriendCount: Int
+        public var targetFriendCount: Int
+        /// Open requests the requester has sent.
+        public var requesterOpenRequests: Int
+
+        public init(
+            requester: UserID, targetId: UserID, target: UserRecord?, requesterBlockedTarget: Bool,
+            targetBlockedRequester: Bool, friends: Bool, targetAskedRequester: Bool, requesterAskedTarget: Bool,
+            requesterFriendCount: Int, targetFriendCount: Int, requesterOpenRequests: Int
+        ) {
+            self.requester = requester
+            self.targetId = targetId
+            self.target = target
+            self.requesterBlockedTarget = requesterBlockedTarget
+            self.targetBlockedRequester = targetBlockedRequester
+            self.friends = friends
+            self.targetAskedRequester = targetAskedRequester
+            self.requesterAskedTarget = requesterAskedTarget
+            self.requesterFriendCount = requesterFriendCount
+            self.targetFriendCount = targetFriendCount
+            self.requesterOpenRequests = requesterOpenRequests
+        }
+    }
+
+    /// Decides a friend request, or throws why it is refused.
+    public static func decide(_ facts: RequestFacts) throws -> RequestDecision {
+        guard facts.requester != facts.targetId else {
+            throw ParleyError(.cannotAddSelf, "You cannot send a friend request to yourself.")
+        }
+        guard let target = facts.target else {
+            throw ParleyError(.userNotFound, "User \(facts.targetId) does not exist.")
+        }
+        try checkNoBlock(requesterBlocked: facts.requesterBlockedTarget, blockedBy: facts.targetBlockedRequester)
+        guard !facts.friends else {
+            throw ParleyError(.alreadyFriends, "You and \(target.username) are friends already.")
+        }
+        if facts.targetAskedRequester || target.privacy.addMe == .anyone {
+            try checkRoom(requesterFriends: facts.requesterFriendCount, otherFriends: facts.targetFriendCount)
+            return .befriend
+        }
+        guard target.privacy.addMe != .nobody else {
+            throw ParleyError(.notAcceptingRequests, "\(target.username) does not accept friend requests.")
+        }
+        guard facts.requesterAskedTarget || facts.requesterOpenRequests < ContactLimits.maxPendingOutgoing else {
+            throw ParleyError(
+                .tooManyPendingRequests,
+                "You have \(ContactLimits.maxPendingOutgoing) friend requests waiting for an answer; wait for some "
+                    + "to be answered or expire.")
+        }
+        return .ask
+    }
+
+    /// Checks that the recipient may answer `request`: it is theirs, still open, and
+    /// accepting it breaks no block or limit.
+    public static func checkAnswer(
+        _ request: FriendRequestRecord?, by userId: UserID, _ answer: FriendRequestAnswer, at now: Int64,
+        blocked: (requesterBlocked: Bool, blockedBy: Bool), friendCounts: (mine: Int, theirs: Int)
+    ) throws {
+        guard let request, request.toId == userId else {
+            throw ParleyError(.friendRequestNotFound, "No such friend request to you.")
+        }
+        guard request.isOpen(at: now) else {
+            throw ParleyError(
+                .friendRequestClosed,
+                "This friend request is \(request.status(for: userId, at: now)); it can no longer be answered.")
+        }
+        guard answer == .accept else { return }
+        try checkNoBlock(requesterBlocked: blocked.requesterBlocked, blockedBy: blocked.blockedBy)
+        try checkRoom(requesterFriends: friendCounts.mine, otherFriends: friendCounts.theirs)
+    }
+
+    /// Checks that `sender` may send a direct message to a peer, from what is stored of them.
+    public static func checkCanMessage(
+        peerPolicy: MessagePolicy, friends: Bool, senderBlockedPeer: Bool, peerBlockedSender: Bool
+    ) throws {
+        if senderBlockedPeer {
+            throw ParleyError(.blocked, "You blocked this user; unblock them to send them messages.")
+        }
+        if peerBlockedSender {
+            throw ParleyError(.blocked, "This user does not accept messages from you.")
+        }
+        if peerPolicy == .friends && !friends {
+            throw ParleyError(.notAFriend, "This user accepts direct messages from friends only.")
+        }
+    }
+
+    /// A block either way refuses requests and their acceptance.
+    private static func checkNoBlock(requesterBlocked: Bool, blockedBy: Bool) throws {
+        if requesterBlocked {
+            throw ParleyError(.blocked, "You blocked this user; unblock them first.")
+        }
+        if blockedBy {
+            throw ParleyError(.blocked, "This user does not accept friend requests from you.")
+        }
+    }
+
+    private static func checkRoom(requesterFriends: Int, otherFriends: Int) throws {
+        guard requesterFriends < ContactLimits.maxFriends else {
+            throw ParleyError(.tooManyFriends, "You have \(ContactLimits.maxFriends) friends, the most allowed.")
+        }
+        guard otherFriends < ContactLimits.maxFriends else {
+            throw ParleyError(.tooManyFriends, "This user has \(ContactLimits.maxFriends) friends, the most allowed.")
+        }
+    }
+}

@@ -1,0 +1,408 @@
+import ParleyCore
+import ParleyStore
+import PostgresNIO
+
+extension PostgresStore {
+    public func requestFriend(
+        from requester: UserID, to userId: UserID, message: String, at now: Int64, expiresAt: Int64
+    ) async throws -> FriendRequest {
+        try await write { connection, notes in
+            let existing = try await self.friendRequest(connection, from: requester, to: userId)
+            let facts = ContactRules.RequestFacts(
+                requester: requester, targetId: userId, target: try await self.userRecord(connection, userId),
+                requesterBlockedTarget: try await self.hasBlocked(connection, requester, userId),
+                targetBlockedRequester: try await self.hasBlocked(connection, userId, requester),
+                friends: try await self.areFriends(connection, requester, userId),
+                targetAskedRequester: try await self.friendRequest(connection, from: userId, to: requester)?
+                    .isOpen(at: now) ?? false,
+                requesterAskedTarget: existing?.isOpen(at: now) ?? false,
+                requesterFriendCount: try await self.friendCount(connection, requester),
+                targetFriendCount: try await self.friendCount(connection, userId),
+                requesterOpenRequests: Int(
+                    try await connection.scalar(
+                        Int64.self,
+                        """
+                        SELECT count(*) FROM friend_requests
+                        WHERE from_id = $1 AND status IN ('pending', 'ignored') AND expires_at > $2
+                        """,
+                        [.int(requester.rawValue), .int(now)], logger: self.logger) ?? 0))
+            let decision = try ContactRules.decide(facts)
+            let createdAt = existing.flatMap { $0.isOpen(at: now) ? $0.createdAt : nil } ?? now
+            try await connection.rows(
+                """
+                INSERT INTO friend_requests (from_id, to_id, message, status, created_at, updated_at, expires_at)
+                VALUES ($1, $2, $3, 'pending', $4, $5, $6)
+                ON CONFLICT (from_id, to_id) DO UPDATE SET message = excluded.message, status = 'pending',
+                    created_at = excluded.created_at, updated_at = excluded.updated_at, expires_at = excluded.expires_at
+                """,
+                [
+                    .int(requester.rawValue), .int(userId.rawValue), .text(message), .int(createdAt), .int(now),
+                    .int(expiresAt),
+                ], logger: self.logger)
+            let request = try await self.friendRequest(connection, from: requester, to: userId)!
+            if decision == .befriend {
+                try await self.befriend(connection, notes, requester, userId, at: now)
+            } else {
+                try await self.announce(connection, notes, request, at: now)
+            }
+            return try await self.view(
+                connection, try await self.friendRequest(connection, from: requester, to: userId)!, for: requester,
+                at: now)
+        }
+    }
+
+    public func answerFriendRequest(
+        _ id: FriendRequestID, by userId: UserID, _ answer: FriendRequestAnswer, at now: Int64
+    ) async throws -> FriendRequest {
+        try await write { connection, notes in
+            let request = try await connection.rows(
+                "SELECT * FROM friend_requests WHERE id = $1", [.int(id.rawValue)], logger: self.logger
+            ).first.map(FriendRequestRecord.init(row:))
+            let requester = request?.fromId ?? userId
+            try ContactRules.checkAnswer(
+                request, by: userId, answer, at: now,
+                blocked: (
+                    requesterBlocked: try await self.hasBlocked(connection, userId, requester),
+                    blockedBy: try await self.hasBlocked(connection, requester, userId)
+                ),
+                friendCounts: (
+                    mine: try await self.friendCount(connection, userId),
+                    theirs: try await self.friendCount(connection, requester)
+                ))
+            guard var request else { throw ParleyError(.friendRequestNotFound, "No such friend request to you.") }
+            if answer == .accept {
+                try await self.befriend(connection, notes, requester, userId, at: now)
+            } else {
+                request.status = answer == .reject ? .rejected : .ignored
+                request.updatedAt = now
+                try await connection.rows(
+                    "UPDATE friend_requests SET status = $1, updated_at = $2 WHERE id = $3",
+                    [.text(request.status.rawValue), .int(now), .int(id.rawValue)], logger: self.logger)
+                try await self.announce(connection, notes, request, at: now, toSender: answer == .reject)
+            }
+            return try await self.view(
+                connection, try await self.friendRequest(connection, from: requester, to: userId)!, for: userId,
+                at: now)
+        }
+    }
+
+    public func friendRequests(of userId: UserID, at now: Int64) async throws -> FriendRequestList {
+        try await read { connection in
+            let incoming = try await connection.rows(
+                """
+                SELECT * FROM friend_requests WHERE to_id = $1 AND status = 'pending' AND expires_at > $2
+                ORDER BY updated_at DESC, id DESC LIMIT $3
+                """,
+                [.int(userId.rawValue), .int(now), .int(Int64(ContactLimits.maxListedIncoming))], logger: self.logger
+            ).map(FriendRequestRecord.init(row:))
+            let outgoing = try await connection.rows(
+                """
+                SELECT * FROM friend_requests WHERE from_id = $1 AND status IN ('pending', 'ignored') AND expires_at > $2
+                ORDER BY updated_at DESC, id DESC
+                """,
+                [.int(userId.rawValue), .int(now)], logger: self.logger
+            ).map(FriendRequestRecord.init(row:))
+            var list = FriendRequestList(incoming: [], outgoing: [])
+            for request in incoming {
+                list.incoming.append(try await self.view(connection, request, for: userId, at: now))
+            }
+            for request in outgoing {
+                list.outgoing.append(try await self.view(connection, request, for: userId, at: now))
+            }
+            return list
+        }
+    }
+
+    public func contacts(of userId: UserID) async throws -> [Contact] {
+        try await read { connection in
+            try await connection.rows(
+                """
+                SELECT u.*, c.remark, c.created_at AS since FROM contacts c JOIN users u ON u.id = c.friend_id
+                WHERE c.owner_id = $1 ORDER BY c.friend_id
+                """,
+                [.int(userId.rawValue)], logger: self.logger
+            ).map(Contact.init(row:))
+        }
+    }
+
+    public func updateContact(of owner: UserID, _ friend: UserID, remark: String, at now: Int64) async throws
+        -> Contact
+    {
+        try await write { connection, notes in
+            try await connection.rows(
+                "UPDATE contacts SET remark = $1 WHERE owner_id = $2 AND friend_id = $3",
+                [.text(remark), .int(owner.rawValue), .int(friend.rawValue)], logger: self.logger)
+            guard let contact = try await self.contact(connection, of: owner, friend) else {
+                throw ParleyError(.contactNotFound, "User \(friend) is not your friend.")
+            }
+            try await self.announce(
+                connection, notes, [Announcement(to: [owner], ContactUpdated(contact: contact).body)], at: now)
+            return contact
+        }
+    }
+
+    public func removeContact(of owner: UserID, _ friend: UserID, at now: Int64) async throws {
+        try await write { connection, notes in
+            guard try await self.unfriend(connection, notes, owner, friend, at: now) else {
+                throw ParleyError(.contactNotFound, "User \(friend) is not your friend.")
+            }
+            if let direct = try await self.conversationID(connection, directKey: DirectKey.make(owner, friend)) {
+                _ = try await self.applySettings(
+                    connection, notes, UpdateSettingsRequest(hidden: true, clearUpToSeq: Int64.max), of: direct,
+                    for: owner, at: now)
+            }
+        }
+    }
+
+    public func block(_ userId: UserID, by blocker: UserID, at now: Int64) async throws -> BlockedUser {
+        try await write { connection, notes in
+            guard userId != blocker else { throw ParleyError(.invalidField, "You cannot block yourself.") }
+            guard let user = try await self.userRecord(connection, userId)?.user else {
+                throw ParleyError(.userNotFound, "User \(userId) does not exist.")
+            }
+            if let since = try await connection.scalar(
+                Int64.self, "SELECT created_at FROM blocks WHERE blocker_id = $1 AND blocked_id = $2",
+                [.int(blocker.rawValue), .int(userId.rawValue)], logger: self.logger)
+            {
+                return BlockedUser(user: user, since: since)
+            }
+            let count =
+                try await connection.scalar(
+                    Int64.self, "SELECT count(*) FROM blocks WHERE blocker_id = $1", [.int(blocker.rawValue)],
+                    logger: self.logger) ?? 0
+            guard count < ContactLimits.maxBlocks else {
+                throw ParleyError(
+                    .tooManyBlocks, "You have blocked \(ContactLimits.maxBlocks) users, the most allowed.")
+            }
+            try await connection.rows(
+                "INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES ($1, $2, $3)",
+                [.int(blocker.rawValue), .int(userId.rawValue), .int(now)], logger: self.logger)
+            _ = try await self.unfriend(connection, notes, blocker, userId, at: now)
+            // Their request to the blocker leaves the blocker's inbox (they still see it pending);
+            // the blocker's request to them lapses now.
+            for (from, to) in [(userId, blocker), (blocker, userId)] {
+                guard var request = try await self.friendRequest(connection, from: from, to: to),
+                    request.isOpen(at: now)
+                else { continue }
+                if from == userId { request.status = .ignored } else { request.expiresAt = now }
+                request.updatedAt = now
+                try await connection.rows(
+                    "UPDATE friend_requests SET status = $1, expires_at = $2, updated_at = $3 WHERE id = $4",
+                    [.text(request.status.rawValue), .int(request.expiresAt), .int(now), .int(request.id.rawValue)],
+                    logger: self.logger)
+                let view = try await self.view(connection, request, for: blocker, at: now)
+                try await self.announce(
+                    connection, notes, [Announcement(to: [blocker], FriendRequestUpdated(request: view).body)], at: now)
+            }
+            let blocked = BlockedUser(user: user, since: now)
+            try await self.announce(
+                connection, notes, [Announcement(to: [blocker], BlockAdded(blocked: blocked).body)], at: now)
+            return blocked
+        }
+    }
+
+    public func unblock(_ userId: UserID, by blocker: UserID, at now: Int64) async throws {
+        try await write { connection, notes in
+            guard try await self.userRecord(connection, userId) != nil else {
+                throw ParleyError(.userNotFound, "User \(userId) does not exist.")
+            }
+            let removed = try await connection.rows(
+                "DELETE FROM blocks WHERE blocker_id = $1 AND blocked_id = $2 RETURNING blocked_id",
+                [.int(blocker.rawValue), .int(userId.rawValue)], logger: self.logger)
+            if !removed.isEmpty {
+                try await self.announce(
+                    connection, notes, [Announcement(to: [blocker], BlockRemoved(userId: userId).body)], at: now)
+            }
+        }
+    }
+
+    public func blockedUsers(of userId: UserID) async throws -> [BlockedUser] {
+        try await read { connection in
+            try await connection.rows(
+                """
+                SELECT u.*, b.created_at AS since FROM blocks b JOIN users u ON u.id = b.blocked_id
+                WHERE b.blocker_id = $1 ORDER BY b.created_at DESC, b.blocked_id DESC
+                """,
+                [.int(userId.rawValue)], logger: self.logger
+            ).map { BlockedUser(user: try UserRecord(row: $0).user, since: try $0.int("since")) }
+        }
+    }
+
+    public func blockExists(between one: UserID, and other: UserID) async throws -> Bool {
+        try await read { connection in
+            if try await self.hasBlocked(connection, one, other) { return true }
+            return try await self.hasBlocked(connection, other, one)
+        }
+    }
+
+    /// Checks that `sender` may send `peer` a direct message (``ContactRules/checkCanMessage(peerPolicy:friends:senderBlockedPeer:peerBlockedSender:)``).
+    func checkCanMessage(_ connection: PostgresConnection, from sender: UserID, to peer: UserID) async throws {
+        guard
+            let row = try await connection.rows(
+                """
+                SELECT u.message_from,
+                    EXISTS (SELECT 1 FROM blocks WHERE blocker_id = $1 AND blocked_id = $2) AS sender_blocked,
+                    EXISTS (SELECT 1 FROM blocks WHERE blocker_id = $2 AND blocked_id = $1) AS peer_blocked,
+                    EXISTS (SELECT 1 FROM contacts WHERE owner_id = $2 AND friend_id = $1) AS friends
+                FROM users u WHERE u.id = $2
+                """,
+                [.int(sender.rawValue), .int(peer.rawValue)], logger: logger
+            ).first
+        else { return }
+        try ContactRules.checkCanMessage(
+            peerPolicy: MessagePolicy(rawValue: try row.text("message_from")), friends: try row.bool("friends"),
+            senderBlockedPeer: try row.bool("sender_blocked"), peerBlockedSender: try row.bool("peer_blocked"))
+    }
+
+    /// Announces `contact.updated` with `user`'s new profile to everyone who has them as a friend.
+    func announceProfile(_ connection: PostgresConnection, _ notes: Notifications, of user: User, at now: Int64)
+        async throws
+    {
+        let rows = try await connection.rows(
+            "SELECT owner_id, remark, created_at FROM contacts WHERE friend_id = $1", [.int(user.id.rawValue)],
+            logger: logger)
+        try await announce(
+            connection, notes,
+            try rows.map {
+                Announcement(
+                    to: [UserID(try $0.int("owner_id"))],
+                    ContactUpdated(
+                        contact: Contact(user: user, remark: try $0.text("remark"), since: try $0.int("created_at"))
+                    ).body)
+            }, at: now)
+    }
+
+    /// Makes two users friends: contacts both ways, every open request between them accepted,
+    /// their direct conversation opened if it was not, and the events of each.
+    private func befriend(
+        _ connection: PostgresConnection, _ notes: Notifications, _ one: UserID, _ other: UserID, at now: Int64
+    ) async throws {
+        for (owner, friend) in [(one, other), (other, one)] {
+            try await connection.rows(
+                "INSERT INTO contacts (owner_id, friend_id, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                [.int(owner.rawValue), .int(friend.rawValue), .int(now)], logger: logger)
+            if var request = try await friendRequest(connection, from: owner, to: friend), request.isOpen(at: now) {
+                request.status = .accepted
+                request.updatedAt = now
+                try await connection.rows(
+                    "UPDATE friend_requests SET status = 'accepted', updated_at = $1 WHERE id = $2",
+                    [.int(now), .int(request.id.rawValue)], logger: logger)
+                try await announce(connection, notes, request, at: now)
+            }
+        }
+        _ = try await directConversation(connection, notes, between: one, and: other, at: now)
+        var announcements: [Announcement] = []
+        for (owner, friend) in [(one, other), (other, one)] {
+            let contact = try await self.contact(connection, of: owner, friend)!
+            announcements.append(Announcement(to: [owner], ContactUpdated(contact: contact).body))
+        }
+        try await announce(connection, notes, announcements, at: now)
+    }
+
+    /// Deletes a friendship both ways, with `contact.removed` to both; false if there was none.
+    private func unfriend(
+        _ connection: PostgresConnection, _ notes: Notifications, _ one: UserID, _ other: UserID, at now: Int64
+    ) async throws -> Bool {
+        let removed = try await connection.rows(
+            """
+            DELETE FROM contacts WHERE (owner_id = $1 AND friend_id = $2) OR (owner_id = $2 AND friend_id = $1)
+            RETURNING owner_id
+            """,
+            [.int(one.rawValue), .int(other.rawValue)], logger: logger)
+        guard !removed.isEmpty else { return false }
+        try await announce(
+            connection, notes,
+            [
+                Announcement(to: [one], ContactRemoved(userId: other).body),
+                Announcement(to: [other], ContactRemoved(userId: one).body),
+            ], at: now)
+        return true
+    }
+
+    /// `friend_request.updated` to the recipient, and to the sender unless `toSender` is false.
+    private func announce(
+        _ connection: PostgresConnection, _ notes: Notifications, _ request: FriendRequestRecord, at now: Int64,
+        toSender: Bool = true
+    ) async throws {
+        var announcements: [Announcement] = []
+        for viewer in toSender ? [request.fromId, request.toId] : [request.toId] {
+            let view = try await self.view(connection, request, for: viewer, at: now)
+            announcements.append(Announcement(to: [viewer], FriendRequestUpdated(request: view).body))
+        }
+        try await announce(connection, notes, announcements, at: now)
+    }
+
+    private func view(
+        _ connection: PostgresConnection, _ request: FriendRequestRecord, for viewer: UserID, at now: Int64
+    ) async throws -> FriendRequest {
+        guard let from = try await userRecord(connection, request.fromId),
+            let to = try await userRecord(connection, request.toId)
+        else { throw ParleyError(.userNotFound, "A user of friend request \(request.id) no longer exists.") }
+        return request.view(from: from.user, to: to.user, for: viewer, at: now)
+    }
+
+    private func userRecord(_ connection: PostgresConnection, _ id: UserID) async throws -> UserRecord? {
+        try await connection.rows("SELECT * FROM users WHERE id = $1", [.int(id.rawValue)], logger: logger).first
+            .map(UserRecord.init(row:))
+    }
+
+    private func friendRequest(_ connection: PostgresConnection, from: UserID, to: UserID) async throws
+        -> FriendRequestRecord?
+    {
+        try await connection.rows(
+            "SELECT * FROM friend_requests WHERE from_id = $1 AND to_id = $2",
+            [.int(from.rawValue), .int(to.rawValue)],
+            logger: logger
+        ).first.map(FriendRequestRecord.init(row:))
+    }
+
+    private func contact(_ connection: PostgresConnection, of owner: UserID, _ friend: UserID) async throws
+        -> Contact?
+    {
+        try await connection.rows(
+            """
+            SELECT u.*, c.remark, c.created_at AS since FROM contacts c JOIN users u ON u.id = c.friend_id
+            WHERE c.owner_id = $1 AND c.friend_id = $2
+            """,
+            [.int(owner.rawValue), .int(friend.rawValue)], logger: logger
+        ).first.map(Contact.init(row:))
+    }
+
+    private func hasBlocked(_ connection: PostgresConnection, _ blocker: UserID, _ blocked: UserID) async throws
+        -> Bool
+    {
+        try await connection.scalar(
+            Bool.self, "SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = $1 AND blocked_id = $2)",
+            [.int(blocker.rawValue), .int(blocked.rawValue)], logger: logger) ?? false
+    }
+
+    private func areFriends(_ connection: PostgresConnection, _ one: UserID, _ other: UserID) async throws -> Bool {
+        try await connection.scalar(
+            Bool.self, "SELECT EXISTS (SELECT 1 FROM contacts WHERE owner_id = $1 AND friend_id = $2)",
+            [.int(one.rawValue), .int(other.rawValue)], logger: logger) ?? false
+    }
+
+    private func friendCount(_ connection: PostgresConnection, _ userId: UserID) async throws -> Int {
+        Int(
+            try await connection.scalar(
+                Int64.self, "SELECT count(*) FROM contacts WHERE owner_id = $1", [.int(userId.rawValue)],
+                logger: logger) ?? 0)
+    }
+}
+
+extension FriendRequestRecord {
+    init(row: PostgresRandomAccessRow) throws {
+        self.init(
+            id: FriendRequestID(try row.int("id")), fromId: UserID(try row.int("from_id")),
+            toId: UserID(try row.int("to_id")), message: try row.text("message"),
+            status: FriendRequestStatus(rawValue: try row.text("status")), createdAt: try row.int("created_at"),
+            updatedAt: try row.int("updated_at"), expiresAt: try row.int("expires_at"))
+    }
+}
+
+extension Contact {
+    /// Decodes a `users` row joined with its contact's `remark` and `since`.
+    init(row: PostgresRandomAccessRow) throws {
+        self.init(user: try UserRecord(row: row).user, remark: try row.text("remark"), since: try row.int("since"))
+    }
+}

@@ -1,0 +1,367 @@
+import GRDB
+import ParleyCore
+import ParleyStore
+
+extension SQLiteStore {
+    public func requestFriend(
+        from requester: UserID, to userId: UserID, message: String, at now: Int64, expiresAt: Int64
+    ) async throws -> FriendRequest {
+        try await pool.write { db in
+            let existing = try Self.friendRequest(db, from: requester, to: userId)
+            let facts = ContactRules.RequestFacts(
+                requester: requester, targetId: userId, target: try Self.fetchUser(db, id: userId),
+                requesterBlockedTarget: try Self.hasBlocked(db, requester, userId),
+                targetBlockedRequester: try Self.hasBlocked(db, userId, requester),
+                friends: try Self.areFriends(db, requester, userId),
+                targetAskedRequester: try Self.friendRequest(db, from: userId, to: requester)?.isOpen(at: now) ?? false,
+                requesterAskedTarget: existing?.isOpen(at: now) ?? false,
+                requesterFriendCount: try Self.friendCount(db, requester),
+                targetFriendCount: try Self.friendCount(db, userId),
+                requesterOpenRequests: try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT count(*) FROM friend_requests
+                        WHERE from_id = ? AND status IN ('pending', 'ignored') AND expires_at > ?
+                        """,
+                    arguments: [requester.rawValue, now]) ?? 0)
+            let decision = try ContactRules.decide(facts)
+            let createdAt = existing.flatMap { $0.isOpen(at: now) ? $0.createdAt : nil } ?? now
+            try db.execute(
+                sql: """
+                    INSERT INTO friend_requests (from_id, to_id, message, status, created_at, updated_at, expires_at)
+                    VALUES (?, ?, ?, 'pending', ?, ?, ?)
+                    ON CONFLICT (from_id, to_id) DO UPDATE SET message = excluded.message, status = 'pending',
+                        created_at = excluded.created_at, updated_at = excluded.updated_at,
+                        expires_at = excluded.expires_at
+                    """,
+                arguments: [requester.rawValue, userId.rawValue, message, createdAt, now, expiresAt])
+            if decision == .befriend {
+                try self.befriend(db, requester, userId, at: now)
+            } else {
+                try self.announce(db, try Self.friendRequest(db, from: requester, to: userId)!, at: now)
+            }
+            return try Self.view(db, try Self.friendRequest(db, from: requester, to: userId)!, for: requester, at: now)
+        }
+    }
+
+    public func answerFriendRequest(
+        _ id: FriendRequestID, by userId: UserID, _ answer: FriendRequestAnswer, at now: Int64
+    ) async throws -> FriendRequest {
+        try await pool.write { db in
+            let request = try Row.fetchOne(
+                db, sql: "SELECT * FROM friend_requests WHERE id = ?", arguments: [id.rawValue]
+            ).map(FriendRequestRecord.init(row:))
+            let requester = request?.fromId ?? userId
+            try ContactRules.checkAnswer(
+                request, by: userId, answer, at: now,
+                blocked: (
+                    requesterBlocked: try Self.hasBlocked(db, userId, requester),
+                    blockedBy: try Self.hasBlocked(db, requester, userId)
+                ),
+                friendCounts: (mine: try Self.friendCount(db, userId), theirs: try Self.friendCount(db, requester)))
+            guard var request else { throw ParleyError(.friendRequestNotFound, "No such friend request to you.") }
+            if answer == .accept {
+                try self.befriend(db, requester, userId, at: now)
+            } else {
+                request.status = answer == .reject ? .rejected : .ignored
+                request.updatedAt = now
+                try db.execute(
+                    sql: "UPDATE friend_requests SET status = ?, updated_at = ? WHERE id = ?",
+                    arguments: [request.status.rawValue, now, id.rawValue])
+                try self.announce(db, request, at: now, toSender: answer == .reject)
+            }
+            return try Self.view(db, try Self.friendRequest(db, from: requester, to: userId)!, for: userId, at: now)
+        }
+    }
+
+    public func friendRequests(of userId: UserID, at now: Int64) async throws -> FriendRequestList {
+        try await pool.read { db in
+            let incoming = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM friend_requests WHERE to_id = ? AND status = 'pending' AND expires_at > ?
+                    ORDER BY updated_at DESC, id DESC LIMIT ?
+                    """,
+                arguments: [userId.rawValue, now, ContactLimits.maxListedIncoming]
+            ).map(FriendRequestRecord.init(row:))
+            let outgoing = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM friend_requests
+                    WHERE from_id = ? AND status IN ('pending', 'ignored') AND expires_at > ?
+                    ORDER BY updated_at DESC, id DESC
+                    """,
+                arguments: [userId.rawValue, now]
+            ).map(FriendRequestRecord.init(row:))
+            return FriendRequestList(
+                incoming: try incoming.map { try Self.view(db, $0, for: userId, at: now) },
+                outgoing: try outgoing.map { try Self.view(db, $0, for: userId, at: now) })
+        }
+    }
+
+    public func contacts(of userId: UserID) async throws -> [Contact] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT u.*, c.remark, c.created_at AS since FROM contacts c JOIN users u ON u.id = c.friend_id
+                    WHERE c.owner_id = ? ORDER BY c.friend_id
+                    """,
+                arguments: [userId.rawValue]
+            ).map(Contact.init(row:))
+        }
+    }
+
+    public func updateContact(of owner: UserID, _ friend: UserID, remark: String, at now: Int64) async throws
+        -> Contact
+    {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE contacts SET remark = ? WHERE owner_id = ? AND friend_id = ?",
+                arguments: [remark, owner.rawValue, friend.rawValue])
+            guard db.changesCount > 0, let contact = try Self.contact(db, of: owner, friend) else {
+                throw ParleyError(.contactNotFound, "User \(friend) is not your friend.")
+            }
+            try self.announce(db, [Announcement(to: [owner], ContactUpdated(contact: contact).body)], at: now)
+            return contact
+        }
+    }
+
+    public func removeContact(of owner: UserID, _ friend: UserID, at now: Int64) async throws {
+        try await pool.write { db in
+            guard try self.unfriend(db, owner, friend, at: now) else {
+                throw ParleyError(.contactNotFound, "User \(friend) is not your friend.")
+            }
+            if let direct = try Self.conversationID(db, directKey: DirectKey.make(owner, friend)) {
+                _ = try self.applySettings(
+                    db, UpdateSettingsRequest(hidden: true, clearUpToSeq: Int64.max), of: direct, for: owner, at: now)
+            }
+        }
+    }
+
+    public func block(_ userId: UserID, by blocker: UserID, at now: Int64) async throws -> BlockedUser {
+        try await pool.write { db in
+            guard userId != blocker else { throw ParleyError(.invalidField, "You cannot block yourself.") }
+            guard let user = try Self.fetchUser(db, id: userId)?.user else {
+                throw ParleyError(.userNotFound, "User \(userId) does not exist.")
+            }
+            if let since = try Int64.fetchOne(
+                db, sql: "SELECT created_at FROM blocks WHERE blocker_id = ? AND blocked_id = ?",
+                arguments: [blocker.rawValue, userId.rawValue])
+            {
+                return BlockedUser(user: user, since: since)
+            }
+            let count =
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM blocks WHERE blocker_id = ?", arguments: [blocker.rawValue]) ?? 0
+            guard count < ContactLimits.maxBlocks else {
+                throw ParleyError(
+                    .tooManyBlocks, "You have blocked \(ContactLimits.maxBlocks) users, the most allowed.")
+            }
+            try db.execute(
+                sql: "INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES (?, ?, ?)",
+                arguments: [blocker.rawValue, userId.rawValue, now])
+            _ = try self.unfriend(db, blocker, userId, at: now)
+            // Their request to the blocker leaves the blocker's inbox (they still see it pending);
+            // the blocker's request to them lapses now.
+            for (from, to) in [(userId, blocker), (blocker, userId)] {
+                guard var request = try Self.friendRequest(db, from: from, to: to), request.isOpen(at: now) else {
+                    continue
+                }
+                if from == userId { request.status = .ignored } else { request.expiresAt = now }
+                request.updatedAt = now
+                try db.execute(
+                    sql: "UPDATE friend_requests SET status = ?, expires_at = ?, updated_at = ? WHERE id = ?",
+                    arguments: [request.status.rawValue, request.expiresAt, now, request.id.rawValue])
+                try self.announce(
+                    db,
+                    [
+                        Announcement(
+                            to: [blocker],
+                            FriendRequestUpdated(request: try Self.view(db, request, for: blocker, at: now)).body)
+                    ],
+                    at: now)
+            }
+            let blocked = BlockedUser(user: user, since: now)
+            try self.announce(db, [Announcement(to: [blocker], BlockAdded(blocked: blocked).body)], at: now)
+            return blocked
+        }
+    }
+
+    public func unblock(_ userId: UserID, by blocker: UserID, at now: Int64) async throws {
+        try await pool.write { db in
+            guard try Self.fetchUser(db, id: userId) != nil else {
+                throw ParleyError(.userNotFound, "User \(userId) does not exist.")
+            }
+            try db.execute(
+                sql: "DELETE FROM blocks WHERE blocker_id = ? AND blocked_id = ?",
+                arguments: [blocker.rawValue, userId.rawValue])
+            if db.changesCount > 0 {
+                try self.announce(db, [Announcement(to: [blocker], BlockRemoved(userId: userId).body)], at: now)
+            }
+        }
+    }
+
+    public func blockedUsers(of userId: UserID) async throws -> [BlockedUser] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT u.*, b.created_at AS since FROM blocks b JOIN users u ON u.id = b.blocked_id
+                    WHERE b.blocker_id = ? ORDER BY b.created_at DESC, b.blocked_id DESC
+                    """,
+                arguments: [userId.rawValue]
+            ).map { BlockedUser(user: UserRecord(row: $0).user, since: $0["since"]) }
+        }
+    }
+
+    public func blockExists(between one: UserID, and other: UserID) async throws -> Bool {
+        try await pool.read { db in
+            try Self.hasBlocked(db, one, other) || Self.hasBlocked(db, other, one)
+        }
+    }
+
+    /// Checks that `sender` may send `peer` a direct message (``ContactRules/checkCanMessage(peerPolicy:friends:senderBlockedPeer:peerBlockedSender:)``).
+    func checkCanMessage(_ db: Database, from sender: UserID, to peer: UserID) throws {
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT u.message_from,
+                            EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ?1 AND blocked_id = ?2) AS sender_blocked,
+                            EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ?2 AND blocked_id = ?1) AS peer_blocked,
+                            EXISTS (SELECT 1 FROM contacts WHERE owner_id = ?2 AND friend_id = ?1) AS friends
+                        FROM users u WHERE u.id = ?2
+                        """),
+                arguments: [sender.rawValue, peer.rawValue])
+        else { return }
+        try ContactRules.checkCanMessage(
+            peerPolicy: MessagePolicy(rawValue: row["message_from"]), friends: row["friends"],
+            senderBlockedPeer: row["sender_blocked"], peerBlockedSender: row["peer_blocked"])
+    }
+
+    /// Announces `contact.updated` with `user`'s new profile to everyone who has them as a friend.
+    func announceProfile(_ db: Database, of user: User, at now: Int64) throws {
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT owner_id, remark, created_at FROM contacts WHERE friend_id = ?",
+            arguments: [user.id.rawValue])
+        try announce(
+            db,
+            rows.map {
+                Announcement(
+                    to: [UserID($0["owner_id"])],
+                    ContactUpdated(contact: Contact(user: user, remark: $0["remark"], since: $0["created_at"])).body)
+            }, at: now)
+    }
+
+    /// Makes two users friends: contacts both ways, every open request between them accepted,
+    /// their direct conversation opened if it was not, and the events of each.
+    private func befriend(_ db: Database, _ one: UserID, _ other: UserID, at now: Int64) throws {
+        for (owner, friend) in [(one, other), (other, one)] {
+            try db.execute(
+                sql: "INSERT INTO contacts (owner_id, friend_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                arguments: [owner.rawValue, friend.rawValue, now])
+            if var request = try Self.friendRequest(db, from: owner, to: friend), request.isOpen(at: now) {
+                request.status = .accepted
+                request.updatedAt = now
+                try db.execute(
+                    sql: "UPDATE friend_requests SET status = 'accepted', updated_at = ? WHERE id = ?",
+                    arguments: [now, request.id.rawValue])
+                try announce(db, request, at: now)
+            }
+        }
+        _ = try directConversation(db, between: one, and: other, at: now)
+        try announce(
+            db,
+            try [(one, other), (other, one)].map { owner, friend in
+                Announcement(to: [owner], ContactUpdated(contact: try Self.contact(db, of: owner, friend)!).body)
+            }, at: now)
+    }
+
+    /// Deletes a friendship both ways, with `contact.removed` to both; false if there was none.
+    private func unfriend(_ db: Database, _ one: UserID, _ other: UserID, at now: Int64) throws -> Bool {
+        try db.execute(
+            sql: "DELETE FROM contacts WHERE (owner_id = ? AND friend_id = ?) OR (owner_id = ? AND friend_id = ?)",
+            arguments: [one.rawValue, other.rawValue, other.rawValue, one.rawValue])
+        guard db.changesCount > 0 else { return false }
+        try announce(
+            db,
+            [
+                Announcement(to: [one], ContactRemoved(userId: other).body),
+                Announcement(to: [other], ContactRemoved(userId: one).body),
+            ], at: now)
+        return true
+    }
+
+    /// `friend_request.updated` to the recipient, and to the sender unless `toSender` is false.
+    private func announce(_ db: Database, _ request: FriendRequestRecord, at now: Int64, toSender: Bool = true)
+        throws
+    {
+        let viewers = toSender ? [request.fromId, request.toId] : [request.toId]
+        try announce(
+            db,
+            try viewers.map {
+                Announcement(to: [$0], FriendRequestUpdated(request: try Self.view(db, request, for: $0, at: now)).body)
+            }, at: now)
+    }
+
+    private static func view(_ db: Database, _ request: FriendRequestRecord, for viewer: UserID, at now: Int64) throws
+        -> FriendRequest
+    {
+        guard let from = try fetchUser(db, id: request.fromId), let to = try fetchUser(db, id: request.toId) else {
+            throw ParleyError(.userNotFound, "A user of friend request \(request.id) no longer exists.")
+        }
+        return request.view(from: from.user, to: to.user, for: viewer, at: now)
+    }
+
+    private static func friendRequest(_ db: Database, from: UserID, to: UserID) throws -> FriendRequestRecord? {
+        try Row.fetchOne(
+            db, sql: "SELECT * FROM friend_requests WHERE from_id = ? AND to_id = ?",
+            arguments: [from.rawValue, to.rawValue]
+        ).map(FriendRequestRecord.init(row:))
+    }
+
+    private static func contact(_ db: Database, of owner: UserID, _ friend: UserID) throws -> Contact? {
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT u.*, c.remark, c.created_at AS since FROM contacts c JOIN users u ON u.id = c.friend_id
+                WHERE c.owner_id = ? AND c.friend_id = ?
+                """,
+            arguments: [owner.rawValue, friend.rawValue]
+        ).map(Contact.init(row:))
+    }
+
+    private static func hasBlocked(_ db: Database, _ blocker: UserID, _ blocked: UserID) throws -> Bool {
+        try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ? AND blocked_id = ?)",
+            arguments: [blocker.rawValue, blocked.rawValue]) ?? false
+    }
+
+    private static func areFriends(_ db: Database, _ one: UserID, _ other: UserID) throws -> Bool {
+        try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM contacts WHERE owner_id = ? AND friend_id = ?)",
+            arguments: [one.rawValue, other.rawValue]) ?? false
+    }
+
+    private static func friendCount(_ db: Database, _ userId: UserID) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM contacts WHERE owner_id = ?", arguments: [userId.rawValue])
+            ?? 0
+    }
+}
+
+extension FriendRequestRecord {
+    init(row: Row) {
+        self.init(
+            id: FriendRequestID(row["id"]), fromId: UserID(row["from_id"]), toId: UserID(row["to_id"]),
+            message: row["message"], status: FriendRequestStatus(rawValue: row["status"]),
+            createdAt: row["created_at"], updatedAt: row["updated_at"], expiresAt: row["expires_at"])
+    }
+}
+
+extension Contact {
+    /// Decodes a `users` row joined with its contact's `remark` and `since`.
+    init(row: Row) {
+        self.init(user: UserRecord(row: row).user, remark: row["remark"], since: row["since"])
+    }
+}
