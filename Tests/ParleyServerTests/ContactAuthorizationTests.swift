@@ -9,7 +9,8 @@ import Testing
 @Suite struct ContactAuthorizationTests {
     /// Who the subject is to the actor.
     enum Relation: String, CaseIterable, Sendable {
-        case selfRelation = "self", friend, stranger
+        case selfRelation = "self"
+        case friend, stranger
         /// The actor blocked the subject.
         case blocked
         /// The subject blocked the actor.

@@ -120,10 +120,12 @@ public actor ParleyClient {
     public func statusUpdates() async -> AsyncStream<ConnectionStatus> { await connection.statusUpdates() }
 
     /// What happens after every (re)connection, on demand: sync from the cursor and fill
-    /// holes, then flush the send queue.
+    /// holes, flush the send queue, then fetch the contact book if a snapshot sync left it
+    /// unknown (a failure leaves that to the next catch-up).
     public func catchUp() async {
         await sync.resync()
         await sendQueue.flush()
+        try? await contacts.refreshIfUnknown()
     }
 
     /// Once a second while online: retries queued sends (an ack lost in a stalled network

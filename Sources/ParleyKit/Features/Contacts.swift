@@ -1,14 +1,22 @@
+import Foundation
+import GRDB
 import ParleyCore
 
-/// Finding people (`client.contacts`): exact lookups by username, email or phone, and a
-/// paged search by nickname, as each user's privacy settings allow. Every user found is
-/// kept in the ``ClientStore``, so their profile is at hand offline. (Friends, requests and
-/// blocking join this facade as they arrive.)
+/// The user's contacts (`client.contacts`): finding people, friend requests, friends with
+/// remarks, and blocking.
+///
+/// Every answer of the server is saved in the ``ClientStore`` at once, and the events the
+/// server sends (`friend_request.updated`, `contact.updated`, `contact.removed`,
+/// `block.added`, `block.removed`) keep it current while connected and through sync after
+/// being offline; the whole book is fetched after a snapshot sync (a new device's first), or
+/// by ``refresh()``. ``book()``
+/// and ``updates()`` read it from the store, so the contact screen works offline.
 public struct Contacts: Sendable {
     let store: ClientStore
     let session: Session
 
-    /// The user called `username` (any case); `user_not_found` also when they hide from it.
+    /// The user called `username` (any case); `user_not_found` also when they hide from it
+    /// or either of you blocked the other.
     public func lookup(username: String) async throws -> User {
         try await lookup(["username": username])
     }
@@ -34,9 +42,103 @@ public struct Contacts: Sendable {
         return page
     }
 
+    /// The contact book as held now.
+    public func book() async throws -> ContactBook {
+        try store.contactBook(of: try await me(), at: Self.now())
+    }
+
+    /// The contact book now, then again after every change to it.
+    public func updates() async throws -> AsyncValueObservation<ContactBook> {
+        store.observeContactBook(of: try await me(), now: { Self.now() })
+    }
+
+    /// Fetches friends, open requests and blocks from the server and replaces what is held.
+    @discardableResult
+    public func refresh() async throws -> ContactBook {
+        let contacts: ContactList = try await session.http(.listContacts)
+        let requests: FriendRequestList = try await session.http(.listFriendRequests)
+        let blocks: BlockList = try await session.http(.listBlocks)
+        try store.replaceContacts(contacts.contacts, requests: requests, blocked: blocks.blocked)
+        return try await book()
+    }
+
+    /// ``refresh()``, unless the book was fetched since the last snapshot sync; the client
+    /// calls it after every catch-up.
+    package func refreshIfUnknown() async throws {
+        if try !store.contactsAreKnown() { try await refresh() }
+    }
+
+    /// Asks `userId` to be friends with an optional message (at most
+    /// ``ContactLimits/maxRequestMessageLength`` characters). The answer is `pending`, or
+    /// `accepted` when they take anyone or had asked you already (the new friend then
+    /// arrives as a `contact.updated` event).
+    @discardableResult
+    public func sendRequest(to userId: UserID, message: String = "") async throws -> FriendRequest {
+        try saved(await session.http(.sendFriendRequest, body: SendFriendRequest(userId: userId, message: message)))
+    }
+
+    /// Accepts request `id`: you become friends and your direct conversation opens.
+    @discardableResult
+    public func accept(_ id: FriendRequestID) async throws -> FriendRequest { try await answer(id, .accept) }
+
+    /// Rejects request `id`; its sender is told.
+    @discardableResult
+    public func reject(_ id: FriendRequestID) async throws -> FriendRequest { try await answer(id, .reject) }
+
+    /// Puts request `id` aside without telling its sender; it can still be accepted until it expires.
+    @discardableResult
+    public func ignore(_ id: FriendRequestID) async throws -> FriendRequest { try await answer(id, .ignore) }
+
+    /// Sets your remark (alias) for friend `userId`; "" removes it.
+    @discardableResult
+    public func setRemark(_ remark: String, for userId: UserID) async throws -> Contact {
+        let contact: Contact = try await session.http(
+            .updateContact, userId, body: UpdateContactRequest(remark: remark))
+        try store.saveContact(contact)
+        return contact
+    }
+
+    /// Ends the friendship with `userId` on both sides; your direct conversation with them is
+    /// hidden and cleared for you (they keep theirs).
+    public func remove(_ userId: UserID) async throws {
+        let _: APIClient.Empty = try await session.http(.removeContact, userId)
+        try store.removeContact(userId)
+    }
+
+    /// Blocks `userId`: they can no longer message you, ask to be friends or find you, and
+    /// stop being your friend.
+    @discardableResult
+    public func block(_ userId: UserID) async throws -> BlockedUser {
+        let blocked: BlockedUser = try await session.http(.blockUser, userId)
+        try store.saveBlock(blocked)
+        return blocked
+    }
+
+    /// Lifts a block (the friendship does not come back).
+    public func unblock(_ userId: UserID) async throws {
+        let _: APIClient.Empty = try await session.http(.unblockUser, userId)
+        try store.removeBlock(userId)
+    }
+
+    private func answer(_ id: FriendRequestID, _ answer: FriendRequestAnswer) async throws -> FriendRequest {
+        try saved(await session.http(.answerFriendRequest, id, body: AnswerFriendRequest(answer: answer)))
+    }
+
+    private func saved(_ request: FriendRequest) throws -> FriendRequest {
+        try store.saveFriendRequest(request)
+        return request
+    }
+
     private func lookup(_ query: [String: String]) async throws -> User {
         let user: User = try await session.http(.lookupUser, query: query)
         try store.saveUser(user)
         return user
     }
+
+    private func me() async throws -> UserID {
+        guard let user = await session.currentUser else { throw ParleyError(.unauthenticated, "Not logged in.") }
+        return user.id
+    }
+
+    private static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 }

@@ -8,6 +8,8 @@ extension ClientStore {
     static let sessionKey = "session"
     /// The highest event seq that sync pages have brought (pushes do not count).
     static let syncedEventSeqKey = "sync.eventSeq"
+    /// Set once the contact book was fetched whole; a snapshot sync clears it.
+    static let contactsKnownKey = "contacts.known"
 
     /// A value kept under a key (session tokens, the sync cursor, the user id).
     public func value(_ key: String) throws -> String? {

@@ -14,10 +14,12 @@ extension ClientStore {
     package func applySync(_ response: SyncResponse, summarized: Set<ConversationID> = []) throws -> StoreChanges {
         try writer.write { db in
             // A sync without a cursor is a snapshot: the events before it are never replayed,
-            // so the member lists held may have missed changes and are to be fetched again.
+            // so the member lists and contacts held may have missed changes and are to be
+            // fetched again.
             if try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.cursorKey]) == nil
             {
                 try db.execute(sql: "UPDATE conversations SET members_known = 0")
+                try Self.setValue(db, nil, for: Self.contactsKnownKey)
             }
             var changes = StoreChanges()
             let eventsCovered = max(try Self.syncedEventSeq(db), response.events.map(\.seq).max() ?? 0)
@@ -82,7 +84,17 @@ extension ClientStore {
         case .settingsUpdated(let updated):
             try applySettings(db, updated, seq: event.seq)
             return try hideCleared(db, updated.conversationId)
-        case .unknown, .friendRequestUpdated, .contactUpdated, .contactRemoved, .blockAdded, .blockRemoved:
+        case .friendRequestUpdated(let updated):
+            try saveFriendRequest(db, updated.request)
+        case .contactUpdated(let updated):
+            try saveContact(db, updated.contact)
+        case .contactRemoved(let removed):
+            try removeContact(db, removed.userId)
+        case .blockAdded(let added):
+            try saveBlock(db, added.blocked)
+        case .blockRemoved(let removed):
+            try removeBlock(db, removed.userId)
+        case .unknown:
             break
         }
         return StoreChanges()

@@ -23,14 +23,16 @@ extension ClientStore {
     }
 
     public func user(_ id: UserID) throws -> User? {
-        try writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id.rawValue]).map {
-                User(
-                    id: UserID($0["id"]), username: $0["username"], nickname: $0["nickname"],
-                    signature: $0["signature"], avatar: $0["avatar"],
-                    gender: ($0["gender"] as String?).map(Gender.init(rawValue:)), birthday: $0["birthday"],
-                    region: $0["region"], createdAt: $0["created_at"])
-            }
+        try writer.read { db in try Self.fetchUser(db, id) }
+    }
+
+    static func fetchUser(_ db: Database, _ id: UserID) throws -> User? {
+        try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id.rawValue]).map {
+            User(
+                id: UserID($0["id"]), username: $0["username"], nickname: $0["nickname"],
+                signature: $0["signature"], avatar: $0["avatar"],
+                gender: ($0["gender"] as String?).map(Gender.init(rawValue:)), birthday: $0["birthday"],
+                region: $0["region"], createdAt: $0["created_at"])
         }
     }
 }

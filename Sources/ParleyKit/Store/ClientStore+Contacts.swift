@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+import ParleyCore
+
+extension ClientStore {
+    /// Replaces the friends, open requests and blocks held with the server's lists.
+    package func replaceContacts(_ contacts: [Contact], requests: FriendRequestList, blocked: [BlockedUser]) throws {
+        try writer.write { db in
+            try db.execute(sql: "DELETE FROM contacts; DELETE FROM friend_requests; DELETE FROM blocks")
+            for contact in contacts { try Self.saveContact(db, contact) }
+            for request in requests.incoming + requests.outgoing { try Self.saveFriendRequest(db, request) }
+            for block in blocked { try Self.saveBlock(db, block) }
+            try Self.setValue(db, "1", for: Self.contactsKnownKey)
+        }
+    }
+
+    /// Whether the contact book was fetched whole since the last snapshot sync (events keep
+    /// it current after that).
+    package func contactsAreKnown() throws -> Bool { try value(Self.contactsKnownKey) != nil }
+
+    package func saveContact(_ contact: Contact) throws { try writer.write { try Self.saveContact($0, contact) } }
+    package func removeContact(_ userId: UserID) throws { try writer.write { try Self.removeContact($0, userId) } }
+    package func saveFriendRequest(_ request: FriendRequest) throws {
+        try writer.write { try Self.saveFriendRequest($0, request) }
+    }
+    /// Records a block; a blocked user is no longer a friend.
+    package func saveBlock(_ block: BlockedUser) throws {
+        try writer.write { db in
+            try Self.saveBlock(db, block)
+            try Self.removeContact(db, block.user.id)
+        }
+    }
+    package func removeBlock(_ userId: UserID) throws { try writer.write { try Self.removeBlock($0, userId) } }
+
+    /// The contact book of user `me` as held, with requests as they stand at `now`.
+    public func contactBook(of me: UserID, at now: Int64) throws -> ContactBook {
+        try writer.read { db in try Self.fetchContactBook(db, of: me, at: now) }
+    }
+
+    /// The contact book now, then again after every change to it.
+    public func observeContactBook(of me: UserID, now: @escaping @Sendable () -> Int64)
+        -> AsyncValueObservation<ContactBook>
+    {
+        ValueObservation.tracking { db in try Self.fetchContactBook(db, of: me, at: now()) }
+            .removeDuplicates().values(in: writer)
+    }
+
+    static func saveContact(_ db: Database, _ contact: Contact) throws {
+        try saveUser(db, contact.user)
+        try db.execute(
+            sql: """
+                INSERT INTO contacts (user_id, remark, since) VALUES (?, ?, ?)
+                ON CONFLICT (user_id) DO UPDATE SET remark = excluded.remark, since = excluded.since
+                """,
+            arguments: [contact.user.id.rawValue, contact.remark, contact.since])
+    }
+
+    static func removeContact(_ db: Database, _ userId: UserID) throws {
+        try db.execute(sql: "DELETE FROM contacts WHERE user_id = ?", arguments: [userId.rawValue])
+    }
+
+    static func saveFriendRequest(_ db: Database, _ request: FriendRequest) throws {
+        try saveUser(db, request.from)
+        try saveUser(db, request.to)
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO friend_requests (id, request) VALUES (?, ?)",
+            arguments: [request.id.rawValue, try JSONText.encode(request)])
+    }
+
+    static func saveBlock(_ db: Database, _ block: BlockedUser) throws {
+        try saveUser(db, block.user)
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO blocks (user_id, since) VALUES (?, ?)",
+            arguments: [block.user.id.rawValue, block.since])
+    }
+
+    static func removeBlock(_ db: Database, _ userId: UserID) throws {
+        try db.execute(sql: "DELETE FROM blocks WHERE user_id = ?", arguments: [userId.rawValue])
+    }
+
+    private static func fetchContactBook(_ db: Database, of me: UserID, at now: Int64) throws -> ContactBook {
+        let friends = try Row.fetchAll(db, sql: "SELECT * FROM contacts").compactMap { row -> Contact? in
+            try fetchUser(db, UserID(row["user_id"])).map {
+                Contact(user: $0, remark: row["remark"], since: row["since"])
+            }
+        }
+        let requests = try String.fetchAll(db, sql: "SELECT request FROM friend_requests").map {
+            try JSONText.decode(FriendRequest.self, from: $0)
+        }
+        let blocked = try Row.fetchAll(db, sql: "SELECT * FROM blocks").compactMap { row -> BlockedUser? in
+            try fetchUser(db, UserID(row["user_id"])).map { BlockedUser(user: $0, since: row["since"]) }
+        }
+        return ContactBook(friends: friends, requests: requests, blocked: blocked, of: me, at: now)
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import ParleyCore
+import ParleyKit
+import ParleyTesting
+import Testing
+
+extension LiveServerSuites {
+    /// `client.contacts` against a real server: requests, friends, remarks and blocks reach
+    /// each device's contact book from its own answers, live events and sync.
+    @Suite(.serialized) struct ContactsSDKTests {
+        @Test func requestsFriendsRemarksAndBlocksReachEveryDevicesContactBook() async throws {
+            let (server, alice, bob, _) = try await aliceAndBob()
+            let bobId = try #require(await bob.session.currentUser?.id)
+            let aliceId = try #require(await alice.session.currentUser?.id)
+            // Their first catch-up is a snapshot, which fetches the (empty) book whole; from
+            // then on events keep it current.
+            for client in [alice, bob] { await client.catchUp() }
+
+            let request = try await alice.contacts.sendRequest(to: bobId, message: "hi Bob")
+            #expect(request.status == .pending)
+            #expect(try await alice.contacts.book().outgoing.map(\.id) == [request.id], "saved at once")
+            await bob.catchUp()
+            let inbox = try await bob.contacts.book()
+            #expect(inbox.incoming.map(\.message) == ["hi Bob"], "bob's device hears of it through sync, as an event")
+
+            try await bob.contacts.accept(request.id)
+            await bob.catchUp()
+            await alice.catchUp()
+            #expect(try await alice.contacts.book().friends.map(\.user.id) == [bobId])
+            #expect(try await alice.contacts.book().outgoing.isEmpty)
+            #expect(try await bob.contacts.book().friends.map(\.user.id) == [aliceId])
+            #expect(try await bob.contacts.book().incoming.isEmpty)
+
+            try await alice.contacts.setRemark("Bobby", for: bobId)
+            #expect(try await alice.contacts.book().friends.map(\.displayName) == ["Bobby"])
+
+            // A new device starts empty and fetches the whole book.
+            let laptop = try makeClient(server.url, device: "laptop")
+            try await laptop.session.login("alice", password: "Passw0rd!")
+            #expect(try await laptop.contacts.book().friends.isEmpty)
+            let fetched = try await laptop.contacts.refresh()
+            #expect(fetched.friends.map(\.displayName) == ["Bobby"])
+
+            // Live: bob's new nickname reaches alice's book while she is connected.
+            await alice.connect()
+            let updates = try await alice.contacts.updates()
+            try await bob.profile.update(ProfileUpdate(nickname: "Robert"))
+            for try await book in updates where book.friends.first?.user.nickname == "Robert" {
+                #expect(book.friends.first?.displayName == "Bobby", "her remark stays")
+                break
+            }
+
+            let blocked = try await bob.contacts.block(aliceId)
+            #expect(blocked.user.id == aliceId)
+            let bobBook = try await bob.contacts.book()
+            #expect(bobBook.friends.isEmpty && bobBook.hasBlocked(aliceId))
+            try await eventually("alice hears the friendship end") {
+                try await alice.contacts.book().friends.isEmpty
+            }
+            let refused = await #expect(throws: ParleyError.self) {
+                try await alice.contacts.sendRequest(to: bobId)
+            }
+            #expect(refused?.code == .blocked)
+
+            try await bob.contacts.unblock(aliceId)
+            #expect(try await bob.contacts.book().blocked.isEmpty)
+            await alice.disconnect()
+            await server.stop()
+        }
+    }
+}
