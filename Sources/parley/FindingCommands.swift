@@ -56,19 +56,24 @@ struct SearchUser: AsyncParsableCommand {
 /// `parley privacy`: shows or changes who may find you, and how.
 struct Privacy: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show who may find you by username, email, phone and nickname, or change it.")
+        abstract:
+            "Show who may find you by username, email, phone and nickname, who may add you and who may message you, or change it."
+    )
     @OptionGroup var options: ClientOptions
     @Option(help: "everyone or nobody.") var findByUsername: Discoverability?
     @Option(help: "everyone or nobody.") var findByEmail: Discoverability?
     @Option(help: "everyone or nobody.") var findByPhone: Discoverability?
     @Option(help: "everyone or nobody.") var findByNickname: Discoverability?
+    @Option(help: "What a friend request does: anyone (friends at once), approval (you answer) or nobody (refused).")
+    var addMe: AddPolicy?
+    @Option(help: "Who may send you direct messages: everyone or friends.") var messageFrom: MessagePolicy?
 
     func run() async throws {
         try await userFacing(options) {
             let client = try await options.signedInClient()
             let update = UpdatePrivacyRequest(
                 findByUsername: findByUsername, findByEmail: findByEmail, findByPhone: findByPhone,
-                findByNickname: findByNickname)
+                findByNickname: findByNickname, addMe: addMe, messageFrom: messageFrom)
             let settings =
                 update == UpdatePrivacyRequest()
                 ? try await client.profile.privacy() : try await client.profile.updatePrivacy(update)
@@ -78,12 +83,19 @@ struct Privacy: AsyncParsableCommand {
                 find by email:    \(settings.findByEmail.rawValue)
                 find by phone:    \(settings.findByPhone.rawValue)
                 find by nickname: \(settings.findByNickname.rawValue)
+                add me:           \(settings.addMe.rawValue)
+                message from:     \(settings.messageFrom.rawValue)
                 """)
         }
     }
 }
 
-extension Discoverability: ExpressibleByArgument {
+/// A setting whose values the server knows, given on the command line by name.
+protocol SettingValue: OpenStringValue, ExpressibleByArgument {
+    static var known: [Self] { get }
+}
+
+extension SettingValue {
     public init?(argument: String) {
         guard Self.known.contains(Self(rawValue: argument)) else { return nil }
         self.init(rawValue: argument)
@@ -91,3 +103,7 @@ extension Discoverability: ExpressibleByArgument {
 
     public static var allValueStrings: [String] { known.map(\.rawValue) }
 }
+
+extension Discoverability: SettingValue {}
+extension AddPolicy: SettingValue {}
+extension MessagePolicy: SettingValue {}

@@ -1,0 +1,197 @@
+import ArgumentParser
+import Foundation
+import ParleyCore
+import ParleyKit
+
+/// `parley friends`: your friends, the friend requests waiting each way, and who you blocked.
+struct Friends: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List your friends, the friend requests waiting each way, and who you blocked.")
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
+        try await userFacing(options) {
+            let book = try await options.signedInClient().contacts.refresh()
+            print(Self.lines(book).joined(separator: "\n"))
+        }
+    }
+
+    static func lines(_ book: ContactBook) -> [String] {
+        var lines = book.friends.isEmpty ? ["No friends yet."] : ["Friends:"]
+        for contact in book.friends {
+            lines.append("  " + (contact.remark.isEmpty ? "" : "\(contact.remark) = ") + contact.user.title)
+        }
+        if !book.incoming.isEmpty { lines.append("Requests to you (parley friend accept|reject|ignore <request>):") }
+        for request in book.incoming {
+            lines.append("  #\(request.id) from \(request.from.title)" + quoted(request.message))
+        }
+        if !book.outgoing.isEmpty { lines.append("Your requests waiting for an answer:") }
+        for request in book.outgoing {
+            lines.append("  #\(request.id) to \(request.to.title)" + quoted(request.message))
+        }
+        if !book.blocked.isEmpty { lines.append("Blocked:") }
+        for blocked in book.blocked { lines.append("  \(blocked.user.title)") }
+        return lines
+    }
+
+    private static func quoted(_ message: String) -> String { message.isEmpty ? "" : ": “\(message)”" }
+}
+
+/// `parley friend …`: add, answer, remove and rename friends.
+struct Friend: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Add friends, answer friend requests, remove friends and give them remarks.",
+        subcommands: [Add.self, Accept.self, Reject.self, Ignore.self, Remove.self, Remark.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Ask someone to be your friend.")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "Their username.") var username: String
+        @Option(help: "A message with the request, at most 200 characters.") var message = ""
+
+        func run() async throws {
+            try await userFacing(options) {
+                let client = try await options.signedInClient()
+                let user = try await client.contacts.lookup(username: username)
+                let request = try await client.contacts.sendRequest(to: user.id, message: message)
+                print(
+                    request.status == .accepted
+                        ? "You and \(user.title) are friends now."
+                        : "Asked \(user.title) (request #\(request.id)); they have until \(Self.date(request.expiresAt)) to answer."
+                )
+            }
+        }
+
+        static func date(_ milliseconds: Int64) -> String {
+            Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(date: .abbreviated, time: .omitted)
+        }
+    }
+
+    struct Accept: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Accept a friend request.")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The request's number (#12 or 12) or its sender's username.") var request: String
+
+        func run() async throws {
+            try await answer(request, options) { contacts, id in try await contacts.accept(id) }
+        }
+    }
+
+    struct Reject: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Reject a friend request; its sender is told.")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The request's number (#12 or 12) or its sender's username.") var request: String
+
+        func run() async throws {
+            try await answer(request, options) { contacts, id in try await contacts.reject(id) }
+        }
+    }
+
+    struct Ignore: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Put a friend request aside without telling its sender.")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The request's number (#12 or 12) or its sender's username.") var request: String
+
+        func run() async throws {
+            try await answer(request, options) { contacts, id in try await contacts.ignore(id) }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "End a friendship; your conversation with them is hidden and cleared for you only.")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "Their username.") var username: String
+
+        func run() async throws {
+            try await userFacing(options) {
+                let client = try await options.signedInClient()
+                let friend = try await Friend.friend(named: username, in: client)
+                try await client.contacts.remove(friend.user.id)
+                print("\(friend.user.title) is no longer your friend.")
+            }
+        }
+    }
+
+    struct Remark: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Give a friend a remark (alias); \"\" removes it.")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "Their username.") var username: String
+        @Argument(help: "At most 64 characters.") var remark: String
+
+        func run() async throws {
+            try await userFacing(options) {
+                let client = try await options.signedInClient()
+                let friend = try await Friend.friend(named: username, in: client)
+                let contact = try await client.contacts.setRemark(remark, for: friend.user.id)
+                print(
+                    contact.remark.isEmpty
+                        ? "No remark for \(contact.user.title)." : "\(contact.remark) = \(contact.user.title)")
+            }
+        }
+    }
+
+    /// Answers the incoming request `reference` names (a number, or its sender's username).
+    static func answer(
+        _ reference: String, _ options: ClientOptions,
+        _ act: (Contacts, FriendRequestID) async throws -> FriendRequest
+    ) async throws {
+        try await userFacing(options) {
+            let client = try await options.signedInClient()
+            let book = try await client.contacts.refresh()
+            let number = Int64(reference.hasPrefix("#") ? String(reference.dropFirst()) : reference)
+            guard
+                let request = book.incoming.first(where: {
+                    $0.id.rawValue == number || $0.from.username.lowercased() == reference.lowercased()
+                })
+            else { throw CLIError("No friend request \(reference) is waiting for your answer (see parley friends).") }
+            let answered = try await act(client.contacts, request.id)
+            print("Request #\(answered.id) from \(answered.from.title): \(answered.status).")
+        }
+    }
+
+    /// The friend called `username`, from the book as the server has it.
+    static func friend(named username: String, in client: ParleyClient) async throws -> Contact {
+        let book = try await client.contacts.refresh()
+        guard let friend = book.friends.first(where: { $0.user.username.lowercased() == username.lowercased() }) else {
+            throw CLIError("\(username) is not your friend (see parley friends).")
+        }
+        return friend
+    }
+}
+
+/// `parley block`: stops someone from messaging you, adding you or finding you.
+struct Block: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Block someone: they can no longer message you, ask to be your friend or find you.")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "Their username.") var username: String
+
+    func run() async throws {
+        try await userFacing(options) {
+            let client = try await options.signedInClient()
+            let user = try await client.conversations.user(named: username)
+            let blocked = try await client.contacts.block(user.id)
+            print("Blocked \(blocked.user.title).")
+        }
+    }
+}
+
+/// `parley unblock`: lifts a block.
+struct Unblock: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Unblock someone (a friendship does not come back).")
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "Their username.") var username: String
+
+    func run() async throws {
+        try await userFacing(options) {
+            let client = try await options.signedInClient()
+            let book = try await client.contacts.refresh()
+            guard let blocked = book.blocked.first(where: { $0.user.username.lowercased() == username.lowercased() })
+            else { throw CLIError("You have not blocked \(username).") }
+            try await client.contacts.unblock(blocked.user.id)
+            print("Unblocked \(blocked.user.title).")
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import ParleyTesting
+import Testing
+
+/// `parley friends`, `parley friend …`, `parley block` and `parley unblock`.
+extension CLITests {
+    @Test func friendsAreAddedAnsweredRemarkedRemovedAndBlockedFromTheCommandLine() async throws {
+        let server = try await InProcessServer.start()
+        let (alice, bob) = try await Self.aliceAndBob(on: server)
+        let asked = try await alice.succeed(["friend", "add", "bob", "--message", "it's Alice"])
+        #expect(asked.hasPrefix("Asked bob (@bob, id ") && asked.contains("request #"), "\(asked)")
+        let inbox = try await bob.succeed(["friends"])
+        #expect(inbox.contains("No friends yet."), "\(inbox)")
+        #expect(inbox.contains("from alice (@alice, id ") && inbox.contains(": “it's Alice”"), "\(inbox)")
+        #expect(try await alice.succeed(["friends"]).contains("Your requests waiting for an answer:"))
+
+        let accepted = try await bob.succeed(["friend", "accept", "alice"])
+        #expect(accepted.contains("from alice (@alice") && accepted.hasSuffix(": accepted.\n"), "\(accepted)")
+        let remarked = try await alice.succeed(["friend", "remark", "bob", "Bobby"])
+        #expect(remarked.hasPrefix("Bobby = bob (@bob"), "\(remarked)")
+        let friends = try await alice.succeed(["friends"])
+        #expect(friends.hasPrefix("Friends:\n  Bobby = bob (@bob, id "), "\(friends)")
+        let again = try await bob.run(["friend", "accept", "alice"])
+        #expect(again.status != 0 && again.errors.contains("No friend request alice is waiting"), "\(again)")
+
+        #expect(try await bob.succeed(["block", "alice"]).hasPrefix("Blocked alice (@alice"))
+        let blockedView = try await bob.succeed(["friends"])
+        #expect(blockedView.contains("No friends yet.") && blockedView.contains("Blocked:\n  alice (@alice"))
+        let refused = try await alice.run(["friend", "add", "bob"])
+        #expect(refused.status != 0, "bob cannot be found by someone he blocked: \(refused)")
+        #expect(try await bob.succeed(["unblock", "alice"]).hasPrefix("Unblocked alice (@alice"))
+        let notBlocked = try await bob.run(["unblock", "alice"])
+        #expect(notBlocked.status != 0 && notBlocked.errors.contains("You have not blocked alice."))
+
+        _ = try await alice.succeed(["friend", "add", "bob"])
+        _ = try await bob.succeed(["friend", "accept", "alice"])
+        #expect(try await alice.succeed(["friend", "remove", "bob"]).hasSuffix("is no longer your friend.\n"))
+        #expect(try await bob.succeed(["friends"]).hasPrefix("No friends yet."))
+
+        let settings = try await bob.succeed(["privacy", "--add-me", "anyone", "--message-from", "friends"])
+        #expect(settings.contains("add me:           anyone") && settings.contains("message from:     friends"))
+        #expect(try await alice.succeed(["friend", "add", "bob"]).hasPrefix("You and bob (@bob"))
+        let wrong = try await bob.run(["privacy", "--add-me", "friends"])
+        #expect(wrong.status != 0)
+        await server.stop()
+    }
+}
