@@ -95,36 +95,78 @@ public struct FriendRequestList: Codable, Hashable, Sendable {
     }
 }
 
-/// A friend, with what the viewer calls them.
+/// A friend, with what the viewer calls them and the viewer's friend groups they are in.
 public struct Contact: Codable, Hashable, Sendable {
     public var user: User
     /// The viewer's alias for them; empty when none.
     public var remark: String
     /// When they became friends, in ms since the epoch.
     public var since: Int64
+    /// The viewer's friend groups they are in, by id.
+    public var groups: [FriendGroupID]
 
-    public init(user: User, remark: String, since: Int64) {
+    public init(user: User, remark: String, since: Int64, groups: [FriendGroupID] = []) {
         self.user = user
         self.remark = remark
         self.since = since
+        self.groups = groups
     }
 }
 
-/// `GET /v1/contacts`: every friend, by user id.
+public enum FriendGroupTag {}
+public typealias FriendGroupID = Identifier<FriendGroupTag>
+
+/// One of a user's own friend groups (tags): a friend may be in several.
+public struct FriendGroup: Codable, Hashable, Sendable {
+    public var id: FriendGroupID
+    /// 1 to ``ContactLimits/maxFriendGroupNameLength`` characters, unique among the user's groups.
+    public var name: String
+    public var createdAt: Int64
+
+    public init(id: FriendGroupID, name: String, createdAt: Int64) {
+        self.id = id
+        self.name = name
+        self.createdAt = createdAt
+    }
+}
+
+/// `GET /v1/friend-groups`: the user's friend groups in the order they were made.
+public struct FriendGroupList: Codable, Hashable, Sendable {
+    public var groups: [FriendGroup]
+    public init(groups: [FriendGroup]) { self.groups = groups }
+}
+
+/// `POST /v1/friend-groups` and `PATCH /v1/friend-groups/{groupId}`.
+public struct FriendGroupRequest: Codable, Hashable, Sendable, StrictDecodable {
+    public var name: String?
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case name
+    }
+
+    public init(name: String) { self.name = name }
+}
+
+/// `GET /v1/contacts` (optionally `?group=`): the friends, by user id.
 public struct ContactList: Codable, Hashable, Sendable {
     public var contacts: [Contact]
     public init(contacts: [Contact]) { self.contacts = contacts }
 }
 
-/// `PATCH /v1/contacts/{userId}`: the alias ("" removes it).
+/// `PATCH /v1/contacts/{userId}`: the alias ("" removes it) and the friend groups the friend
+/// is in (the whole set; `[]` takes them out of every group). At least one must be given.
 public struct UpdateContactRequest: Codable, Hashable, Sendable, StrictDecodable {
     public var remark: String?
+    public var groups: [FriendGroupID]?
 
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case remark
+        case remark, groups
     }
 
-    public init(remark: String?) { self.remark = remark }
+    public init(remark: String? = nil, groups: [FriendGroupID]? = nil) {
+        self.remark = remark
+        self.groups = groups
+    }
 }
 
 /// A user the viewer blocked, and since when.
@@ -157,6 +199,9 @@ public enum ContactLimits {
     /// Characters of a request's message and of a remark.
     public static let maxRequestMessageLength = 200
     public static let maxRemarkLength = 64
+    /// Friend groups per user (`too_many_friend_groups`), and the characters of a name.
+    public static let maxFriendGroups = 50
+    public static let maxFriendGroupNameLength = 32
     /// How long a request stays pending unless the server is told otherwise
     /// (`--friend-request-ttl`): 30 days.
     public static let defaultRequestTTLMs: Int64 = 30 * 24 * 3_600 * 1_000

@@ -12,6 +12,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
     case forwardMessage, editMessage, recallMessage, deleteMessages, markDelivered, receipts, messageReaders
     case listFriendRequests, sendFriendRequest, answerFriendRequest
     case listContacts, updateContact, removeContact, listBlocks, blockUser, unblockUser
+    case listFriendGroups, createFriendGroup, renameFriendGroup, deleteFriendGroup
     case sync, webSocket
 
     /// The HTTP method, upper-case.
@@ -19,10 +20,14 @@ public enum Endpoint: String, CaseIterable, Sendable {
         switch self {
         case .register, .login, .refresh, .createGroup, .openDirect, .addMembers, .markRead, .sendMessage,
             .transferGroup, .dissolveGroup, .createInviteLink, .useInvite, .resolveJoinRequest, .forwardMessage,
-            .recallMessage, .deleteMessages, .markDelivered, .sendFriendRequest, .answerFriendRequest:
+            .recallMessage, .deleteMessages, .markDelivered, .sendFriendRequest, .answerFriendRequest,
+            .createFriendGroup:
             "POST"
-        case .logout, .revokeSession, .removeMember, .revokeInviteLink, .removeContact, .unblockUser: "DELETE"
-        case .updateMe, .updatePrivacy, .updateGroup, .updateMember, .updateSettings, .editMessage, .updateContact:
+        case .logout, .revokeSession, .removeMember, .revokeInviteLink, .removeContact, .unblockUser,
+            .deleteFriendGroup:
+            "DELETE"
+        case .updateMe, .updatePrivacy, .updateGroup, .updateMember, .updateSettings, .editMessage, .updateContact,
+            .renameFriendGroup:
             "PATCH"
         case .blockUser: "PUT"
         default: "GET"
@@ -76,6 +81,8 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .updateContact, .removeContact: "/v1/contacts/{userId}"
         case .listBlocks: "/v1/blocks"
         case .blockUser, .unblockUser: "/v1/blocks/{userId}"
+        case .listFriendGroups, .createFriendGroup: "/v1/friend-groups"
+        case .renameFriendGroup, .deleteFriendGroup: "/v1/friend-groups/{groupId}"
         case .sync: "/v1/sync"
         case .webSocket: "/v1/ws"
         }

@@ -104,6 +104,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let tooManyPendingRequests = ErrorCode("too_many_pending_requests", 409)
     public static let tooManyBlocks = ErrorCode("too_many_blocks", 409)
     public static let remarkInvalid = ErrorCode("remark_invalid", 400)
+    public static let friendGroupNotFound = ErrorCode("friend_group_not_found", 404)
+    public static let friendGroupExists = ErrorCode("friend_group_exists", 409)
+    public static let tooManyFriendGroups = ErrorCode("too_many_friend_groups", 409)
     // Server side.
     public static let unavailable = ErrorCode("unavailable", 503)
     public static let internalError = ErrorCode("internal_error", 500)
@@ -124,7 +127,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
             .messageNotEditable, .messageNotForwardable, .replyOutsideConversation, .mentionAllNotAllowed,
             .cannotAddSelf, .alreadyFriends, .notAcceptingRequests, .blocked, .notAFriend, .friendRequestNotFound,
             .friendRequestClosed, .contactNotFound, .tooManyFriends, .tooManyPendingRequests, .tooManyBlocks,
-            .remarkInvalid,
+            .remarkInvalid, .friendGroupNotFound, .friendGroupExists, .tooManyFriendGroups,
         ]
         return Dictionary(uniqueKeysWithValues: all.map { ($0.rawValue, $0.httpStatus) })
     }()

@@ -39,6 +39,10 @@ public struct UserEventType: OpenStringValue {
     public static let blockAdded: UserEventType = "block.added"
     /// The user unblocked someone, on any of their devices.
     public static let blockRemoved: UserEventType = "block.removed"
+    /// The user made or renamed a friend group, on any of their devices.
+    public static let friendGroupUpdated: UserEventType = "friend_group.updated"
+    /// The user deleted a friend group (its friends stay friends, out of it).
+    public static let friendGroupRemoved: UserEventType = "friend_group.removed"
 }
 
 /// One entry of a user's ordered event stream (the "command list" of SPEC 3).
@@ -101,6 +105,8 @@ public enum UserEventBody: Hashable, Sendable {
     case contactRemoved(ContactRemoved)
     case blockAdded(BlockAdded)
     case blockRemoved(BlockRemoved)
+    case friendGroupUpdated(FriendGroupUpdated)
+    case friendGroupRemoved(FriendGroupRemoved)
     /// A type this version does not know, with its payload fields as they arrived.
     case unknown(UserEventType, fields: [String: JSONValue])
 
@@ -123,6 +129,8 @@ public enum UserEventBody: Hashable, Sendable {
         .contactRemoved: ContactRemoved.self,
         .blockAdded: BlockAdded.self,
         .blockRemoved: BlockRemoved.self,
+        .friendGroupUpdated: FriendGroupUpdated.self,
+        .friendGroupRemoved: FriendGroupRemoved.self,
     ]
 
     public var type: UserEventType {
@@ -152,6 +160,8 @@ public enum UserEventBody: Hashable, Sendable {
         case .contactRemoved(let payload): payload
         case .blockAdded(let payload): payload
         case .blockRemoved(let payload): payload
+        case .friendGroupUpdated(let payload): payload
+        case .friendGroupRemoved(let payload): payload
         case .unknown: nil
         }
     }
@@ -401,4 +411,20 @@ public struct BlockRemoved: UserEventPayload {
     public var userId: UserID
     public init(userId: UserID) { self.userId = userId }
     public var body: UserEventBody { .blockRemoved(self) }
+}
+
+/// `friend_group.updated`: the user's friend group as it now stands (new or renamed).
+public struct FriendGroupUpdated: UserEventPayload {
+    public static let type = UserEventType.friendGroupUpdated
+    public var group: FriendGroup
+    public init(group: FriendGroup) { self.group = group }
+    public var body: UserEventBody { .friendGroupUpdated(self) }
+}
+
+/// `friend_group.removed`: the user deleted friend group `groupId`; no friend is in it any more.
+public struct FriendGroupRemoved: UserEventPayload {
+    public static let type = UserEventType.friendGroupRemoved
+    public var groupId: FriendGroupID
+    public init(groupId: FriendGroupID) { self.groupId = groupId }
+    public var body: UserEventBody { .friendGroupRemoved(self) }
 }

@@ -113,31 +113,104 @@ extension PostgresStore {
         }
     }
 
-    public func contacts(of userId: UserID) async throws -> [Contact] {
+    public func contacts(of userId: UserID, in group: FriendGroupID?) async throws -> [Contact] {
         try await read { connection in
-            try await connection.rows(
+            let memberships = try await self.memberships(connection, of: userId)
+            if let group, !(try await self.ownedGroups(connection, of: userId).contains(group)) {
+                throw ParleyError(.friendGroupNotFound, "You have no friend group \(group).")
+            }
+            return try await connection.rows(
                 """
                 SELECT u.*, c.remark, c.created_at AS since FROM contacts c JOIN users u ON u.id = c.friend_id
                 WHERE c.owner_id = $1 ORDER BY c.friend_id
                 """,
                 [.int(userId.rawValue)], logger: self.logger
-            ).map(Contact.init(row:))
+            ).map { try Contact(row: $0, groups: memberships) }.filter { group.map($0.groups.contains) ?? true }
         }
     }
 
-    public func updateContact(of owner: UserID, _ friend: UserID, remark: String, at now: Int64) async throws
-        -> Contact
-    {
+    public func updateContact(
+        of owner: UserID, _ friend: UserID, remark: String?, groups: [FriendGroupID]?, at now: Int64
+    ) async throws -> Contact {
         try await write { connection, notes in
-            try await connection.rows(
-                "UPDATE contacts SET remark = $1 WHERE owner_id = $2 AND friend_id = $3",
-                [.text(remark), .int(owner.rawValue), .int(friend.rawValue)], logger: self.logger)
-            guard let contact = try await self.contact(connection, of: owner, friend) else {
+            guard try await self.areFriends(connection, owner, friend) else {
                 throw ParleyError(.contactNotFound, "User \(friend) is not your friend.")
             }
+            if let remark {
+                try await connection.rows(
+                    "UPDATE contacts SET remark = $1 WHERE owner_id = $2 AND friend_id = $3",
+                    [.text(remark), .int(owner.rawValue), .int(friend.rawValue)], logger: self.logger)
+            }
+            if let groups {
+                let checked = try ContactRules.checkGroups(
+                    groups, owned: try await self.ownedGroups(connection, of: owner))
+                try await self.leaveGroups(connection, of: owner, friend)
+                for group in checked {
+                    try await connection.rows(
+                        "INSERT INTO friend_group_members (group_id, friend_id) VALUES ($1, $2)",
+                        [.int(group.rawValue), .int(friend.rawValue)], logger: self.logger)
+                }
+            }
+            let contact = try await self.contact(connection, of: owner, friend)!
             try await self.announce(
                 connection, notes, [Announcement(to: [owner], ContactUpdated(contact: contact).body)], at: now)
             return contact
+        }
+    }
+
+    public func friendGroups(of userId: UserID) async throws -> [FriendGroup] {
+        try await read { connection in
+            try await connection.rows(
+                "SELECT * FROM friend_groups WHERE owner_id = $1 ORDER BY id", [.int(userId.rawValue)],
+                logger: self.logger
+            ).map(FriendGroup.init(row:))
+        }
+    }
+
+    public func createFriendGroup(of owner: UserID, name: String, at now: Int64) async throws -> FriendGroup {
+        try await write { connection, notes in
+            try ContactRules.checkFriendGroup(
+                named: name, others: try await self.groupNames(connection, of: owner, except: nil), creating: true)
+            let id = try await connection.scalar(
+                Int64.self, "INSERT INTO friend_groups (owner_id, name, created_at) VALUES ($1, $2, $3) RETURNING id",
+                [.int(owner.rawValue), .text(name), .int(now)], logger: self.logger)!
+            let group = FriendGroup(id: FriendGroupID(id), name: name, createdAt: now)
+            try await self.announce(
+                connection, notes, [Announcement(to: [owner], FriendGroupUpdated(group: group).body)], at: now)
+            return group
+        }
+    }
+
+    public func renameFriendGroup(_ id: FriendGroupID, of owner: UserID, name: String, at now: Int64) async throws
+        -> FriendGroup
+    {
+        try await write { connection, notes in
+            guard
+                var group = try await connection.rows(
+                    "SELECT * FROM friend_groups WHERE id = $1 AND owner_id = $2",
+                    [.int(id.rawValue), .int(owner.rawValue)], logger: self.logger
+                ).first.map(FriendGroup.init(row:))
+            else { throw ParleyError(.friendGroupNotFound, "You have no friend group \(id).") }
+            try ContactRules.checkFriendGroup(
+                named: name, others: try await self.groupNames(connection, of: owner, except: id), creating: false)
+            group.name = name
+            try await connection.rows(
+                "UPDATE friend_groups SET name = $1 WHERE id = $2", [.text(name), .int(id.rawValue)],
+                logger: self.logger)
+            try await self.announce(
+                connection, notes, [Announcement(to: [owner], FriendGroupUpdated(group: group).body)], at: now)
+            return group
+        }
+    }
+
+    public func deleteFriendGroup(_ id: FriendGroupID, of owner: UserID, at now: Int64) async throws {
+        try await write { connection, notes in
+            let deleted = try await connection.rows(
+                "DELETE FROM friend_groups WHERE id = $1 AND owner_id = $2 RETURNING id",
+                [.int(id.rawValue), .int(owner.rawValue)], logger: self.logger)
+            guard !deleted.isEmpty else { throw ParleyError(.friendGroupNotFound, "You have no friend group \(id).") }
+            try await self.announce(
+                connection, notes, [Announcement(to: [owner], FriendGroupRemoved(groupId: id).body)], at: now)
         }
     }
 
@@ -299,10 +372,13 @@ extension PostgresStore {
         try await announce(connection, notes, announcements, at: now)
     }
 
-    /// Deletes a friendship both ways, with `contact.removed` to both; false if there was none.
+    /// Deletes a friendship both ways (and each from the other's friend groups), with
+    /// `contact.removed` to both; false if there was none.
     private func unfriend(
         _ connection: PostgresConnection, _ notes: Notifications, _ one: UserID, _ other: UserID, at now: Int64
     ) async throws -> Bool {
+        try await leaveGroups(connection, of: one, other)
+        try await leaveGroups(connection, of: other, one)
         let removed = try await connection.rows(
             """
             DELETE FROM contacts WHERE (owner_id = $1 AND friend_id = $2) OR (owner_id = $2 AND friend_id = $1)
@@ -359,13 +435,58 @@ extension PostgresStore {
     private func contact(_ connection: PostgresConnection, of owner: UserID, _ friend: UserID) async throws
         -> Contact?
     {
-        try await connection.rows(
+        let row = try await connection.rows(
             """
             SELECT u.*, c.remark, c.created_at AS since FROM contacts c JOIN users u ON u.id = c.friend_id
             WHERE c.owner_id = $1 AND c.friend_id = $2
             """,
             [.int(owner.rawValue), .int(friend.rawValue)], logger: logger
-        ).first.map(Contact.init(row:))
+        ).first
+        guard let row else { return nil }
+        return try Contact(row: row, groups: try await memberships(connection, of: owner))
+    }
+
+    /// The friend groups of `owner` each of their friends is in.
+    private func memberships(_ connection: PostgresConnection, of owner: UserID) async throws
+        -> [UserID: [FriendGroupID]]
+    {
+        var groups: [UserID: [FriendGroupID]] = [:]
+        for row in try await connection.rows(
+            """
+            SELECT m.friend_id, m.group_id FROM friend_group_members m JOIN friend_groups g ON g.id = m.group_id
+            WHERE g.owner_id = $1 ORDER BY m.group_id
+            """,
+            [.int(owner.rawValue)], logger: logger)
+        {
+            groups[UserID(try row.int("friend_id")), default: []].append(FriendGroupID(try row.int("group_id")))
+        }
+        return groups
+    }
+
+    private func ownedGroups(_ connection: PostgresConnection, of owner: UserID) async throws -> Set<FriendGroupID> {
+        Set(
+            try await connection.rows(
+                "SELECT id FROM friend_groups WHERE owner_id = $1", [.int(owner.rawValue)], logger: logger
+            ).map { FriendGroupID(try $0.int("id")) })
+    }
+
+    private func groupNames(_ connection: PostgresConnection, of owner: UserID, except id: FriendGroupID?)
+        async throws -> [String]
+    {
+        try await connection.rows(
+            "SELECT name FROM friend_groups WHERE owner_id = $1 AND id <> $2",
+            [.int(owner.rawValue), .int(id?.rawValue ?? 0)], logger: logger
+        ).map { try $0.text("name") }
+    }
+
+    /// Takes `friend` out of every friend group of `owner`.
+    private func leaveGroups(_ connection: PostgresConnection, of owner: UserID, _ friend: UserID) async throws {
+        try await connection.rows(
+            """
+            DELETE FROM friend_group_members
+            WHERE friend_id = $1 AND group_id IN (SELECT id FROM friend_groups WHERE owner_id = $2)
+            """,
+            [.int(friend.rawValue), .int(owner.rawValue)], logger: logger)
     }
 
     private func hasBlocked(_ connection: PostgresConnection, _ blocker: UserID, _ blocked: UserID) async throws
@@ -401,8 +522,18 @@ extension FriendRequestRecord {
 }
 
 extension Contact {
-    /// Decodes a `users` row joined with its contact's `remark` and `since`.
+    /// Decodes a `users` row joined with its contact's `remark` and `since`; `groups` holds
+    /// the owner's friend groups by friend.
+    init(row: PostgresRandomAccessRow, groups: [UserID: [FriendGroupID]]) throws {
+        let user = try UserRecord(row: row).user
+        self.init(
+            user: user, remark: try row.text("remark"), since: try row.int("since"), groups: groups[user.id] ?? [])
+    }
+}
+
+extension FriendGroup {
     init(row: PostgresRandomAccessRow) throws {
-        self.init(user: try UserRecord(row: row).user, remark: try row.text("remark"), since: try row.int("since"))
+        self.init(
+            id: FriendGroupID(try row.int("id")), name: try row.text("name"), createdAt: try row.int("created_at"))
     }
 }

@@ -227,6 +227,16 @@ enum PostgresSchema {
                     created_at BIGINT NOT NULL, PRIMARY KEY (blocker_id, blocked_id))
                 """,
                 "CREATE INDEX blocks_by_blocked ON blocks (blocked_id, blocker_id)",
+                """
+                CREATE TABLE friend_groups (
+                    id BIGSERIAL PRIMARY KEY, owner_id BIGINT NOT NULL REFERENCES users(id), name TEXT NOT NULL,
+                    created_at BIGINT NOT NULL, UNIQUE (owner_id, name))
+                """,
+                """
+                CREATE TABLE friend_group_members (
+                    group_id BIGINT NOT NULL REFERENCES friend_groups(id) ON DELETE CASCADE,
+                    friend_id BIGINT NOT NULL REFERENCES users(id), PRIMARY KEY (group_id, friend_id))
+                """,
             ]
         ),
     ]

@@ -99,31 +99,103 @@ extension SQLiteStore {
         }
     }
 
-    public func contacts(of userId: UserID) async throws -> [Contact] {
+    public func contacts(of userId: UserID, in group: FriendGroupID?) async throws -> [Contact] {
         try await pool.read { db in
-            try Row.fetchAll(
+            let memberships = try Self.memberships(db, of: userId)
+            if let group, !(try Self.ownedGroups(db, of: userId).contains(group)) {
+                throw ParleyError(.friendGroupNotFound, "You have no friend group \(group).")
+            }
+            return try Row.fetchAll(
                 db,
                 sql: """
                     SELECT u.*, c.remark, c.created_at AS since FROM contacts c JOIN users u ON u.id = c.friend_id
                     WHERE c.owner_id = ? ORDER BY c.friend_id
                     """,
                 arguments: [userId.rawValue]
-            ).map(Contact.init(row:))
+            ).map { Contact(row: $0, groups: memberships) }.filter { group.map($0.groups.contains) ?? true }
         }
     }
 
-    public func updateContact(of owner: UserID, _ friend: UserID, remark: String, at now: Int64) async throws
-        -> Contact
-    {
+    public func updateContact(
+        of owner: UserID, _ friend: UserID, remark: String?, groups: [FriendGroupID]?, at now: Int64
+    ) async throws -> Contact {
         try await pool.write { db in
-            try db.execute(
-                sql: "UPDATE contacts SET remark = ? WHERE owner_id = ? AND friend_id = ?",
-                arguments: [remark, owner.rawValue, friend.rawValue])
-            guard db.changesCount > 0, let contact = try Self.contact(db, of: owner, friend) else {
+            guard try Self.areFriends(db, owner, friend) else {
                 throw ParleyError(.contactNotFound, "User \(friend) is not your friend.")
             }
+            if let remark {
+                try db.execute(
+                    sql: "UPDATE contacts SET remark = ? WHERE owner_id = ? AND friend_id = ?",
+                    arguments: [remark, owner.rawValue, friend.rawValue])
+            }
+            if let groups {
+                let checked = try ContactRules.checkGroups(groups, owned: try Self.ownedGroups(db, of: owner))
+                try Self.leaveGroups(db, of: owner, friend)
+                for group in checked {
+                    try db.execute(
+                        sql: "INSERT INTO friend_group_members (group_id, friend_id) VALUES (?, ?)",
+                        arguments: [group.rawValue, friend.rawValue])
+                }
+            }
+            let contact = try Self.contact(db, of: owner, friend)!
             try self.announce(db, [Announcement(to: [owner], ContactUpdated(contact: contact).body)], at: now)
             return contact
+        }
+    }
+
+    public func friendGroups(of userId: UserID) async throws -> [FriendGroup] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM friend_groups WHERE owner_id = ? ORDER BY id", arguments: [userId.rawValue]
+            ).map(FriendGroup.init(row:))
+        }
+    }
+
+    public func createFriendGroup(of owner: UserID, name: String, at now: Int64) async throws -> FriendGroup {
+        try await pool.write { db in
+            try ContactRules.checkFriendGroup(
+                named: name, others: try Self.groupNames(db, of: owner, except: nil), creating: true)
+            try db.execute(
+                sql: "INSERT INTO friend_groups (owner_id, name, created_at) VALUES (?, ?, ?)",
+                arguments: [owner.rawValue, name, now])
+            let group = FriendGroup(id: FriendGroupID(db.lastInsertedRowID), name: name, createdAt: now)
+            try self.announce(db, [Announcement(to: [owner], FriendGroupUpdated(group: group).body)], at: now)
+            return group
+        }
+    }
+
+    public func renameFriendGroup(_ id: FriendGroupID, of owner: UserID, name: String, at now: Int64) async throws
+        -> FriendGroup
+    {
+        try await pool.write { db in
+            guard
+                var group = try Row.fetchOne(
+                    db, sql: "SELECT * FROM friend_groups WHERE id = ? AND owner_id = ?",
+                    arguments: [id.rawValue, owner.rawValue]
+                ).map(FriendGroup.init(row:))
+            else { throw ParleyError(.friendGroupNotFound, "You have no friend group \(id).") }
+            try ContactRules.checkFriendGroup(
+                named: name, others: try Self.groupNames(db, of: owner, except: id), creating: false)
+            group.name = name
+            try db.execute(sql: "UPDATE friend_groups SET name = ? WHERE id = ?", arguments: [name, id.rawValue])
+            try self.announce(db, [Announcement(to: [owner], FriendGroupUpdated(group: group).body)], at: now)
+            return group
+        }
+    }
+
+    public func deleteFriendGroup(_ id: FriendGroupID, of owner: UserID, at now: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql:
+                    "DELETE FROM friend_group_members WHERE group_id = (SELECT id FROM friend_groups WHERE id = ? AND owner_id = ?)",
+                arguments: [id.rawValue, owner.rawValue])
+            try db.execute(
+                sql: "DELETE FROM friend_groups WHERE id = ? AND owner_id = ?",
+                arguments: [id.rawValue, owner.rawValue])
+            guard db.changesCount > 0 else {
+                throw ParleyError(.friendGroupNotFound, "You have no friend group \(id).")
+            }
+            try self.announce(db, [Announcement(to: [owner], FriendGroupRemoved(groupId: id).body)], at: now)
         }
     }
 
@@ -278,8 +350,11 @@ extension SQLiteStore {
             }, at: now)
     }
 
-    /// Deletes a friendship both ways, with `contact.removed` to both; false if there was none.
+    /// Deletes a friendship both ways (and each from the other's friend groups), with
+    /// `contact.removed` to both; false if there was none.
     private func unfriend(_ db: Database, _ one: UserID, _ other: UserID, at now: Int64) throws -> Bool {
+        try Self.leaveGroups(db, of: one, other)
+        try Self.leaveGroups(db, of: other, one)
         try db.execute(
             sql: "DELETE FROM contacts WHERE (owner_id = ? AND friend_id = ?) OR (owner_id = ? AND friend_id = ?)",
             arguments: [one.rawValue, other.rawValue, other.rawValue, one.rawValue])
@@ -329,7 +404,45 @@ extension SQLiteStore {
                 WHERE c.owner_id = ? AND c.friend_id = ?
                 """,
             arguments: [owner.rawValue, friend.rawValue]
-        ).map(Contact.init(row:))
+        ).map { Contact(row: $0, groups: try memberships(db, of: owner)) }
+    }
+
+    /// The friend groups of `owner` each of their friends is in.
+    private static func memberships(_ db: Database, of owner: UserID) throws -> [UserID: [FriendGroupID]] {
+        var groups: [UserID: [FriendGroupID]] = [:]
+        for row in try Row.fetchAll(
+            db,
+            sql: """
+                SELECT m.friend_id, m.group_id FROM friend_group_members m JOIN friend_groups g ON g.id = m.group_id
+                WHERE g.owner_id = ? ORDER BY m.group_id
+                """,
+            arguments: [owner.rawValue])
+        {
+            groups[UserID(row["friend_id"]), default: []].append(FriendGroupID(row["group_id"]))
+        }
+        return groups
+    }
+
+    private static func ownedGroups(_ db: Database, of owner: UserID) throws -> Set<FriendGroupID> {
+        Set(
+            try Int64.fetchAll(db, sql: "SELECT id FROM friend_groups WHERE owner_id = ?", arguments: [owner.rawValue])
+                .map { FriendGroupID($0) })
+    }
+
+    private static func groupNames(_ db: Database, of owner: UserID, except id: FriendGroupID?) throws -> [String] {
+        try String.fetchAll(
+            db, sql: "SELECT name FROM friend_groups WHERE owner_id = ? AND id <> ?",
+            arguments: [owner.rawValue, id?.rawValue ?? 0])
+    }
+
+    /// Takes `friend` out of every friend group of `owner`.
+    private static func leaveGroups(_ db: Database, of owner: UserID, _ friend: UserID) throws {
+        try db.execute(
+            sql: """
+                DELETE FROM friend_group_members
+                WHERE friend_id = ? AND group_id IN (SELECT id FROM friend_groups WHERE owner_id = ?)
+                """,
+            arguments: [friend.rawValue, owner.rawValue])
     }
 
     private static func hasBlocked(_ db: Database, _ blocker: UserID, _ blocked: UserID) throws -> Bool {
@@ -360,8 +473,16 @@ extension FriendRequestRecord {
 }
 
 extension Contact {
-    /// Decodes a `users` row joined with its contact's `remark` and `since`.
+    /// Decodes a `users` row joined with its contact's `remark` and `since`; `groups` holds
+    /// the owner's friend groups by friend.
+    init(row: Row, groups: [UserID: [FriendGroupID]]) {
+        let user = UserRecord(row: row).user
+        self.init(user: user, remark: row["remark"], since: row["since"], groups: groups[user.id] ?? [])
+    }
+}
+
+extension FriendGroup {
     init(row: Row) {
-        self.init(user: UserRecord(row: row).user, remark: row["remark"], since: row["since"])
+        self.init(id: FriendGroupID(row["id"]), name: row["name"], createdAt: row["created_at"])
     }
 }

@@ -256,6 +256,18 @@ enum SQLiteSchema {
                         PRIMARY KEY (blocker_id, blocked_id)
                     ) WITHOUT ROWID;
                     CREATE INDEX blocks_by_blocked ON blocks (blocked_id, blocker_id);
+                    CREATE TABLE friend_groups (
+                        id INTEGER PRIMARY KEY,
+                        owner_id INTEGER NOT NULL REFERENCES users(id),
+                        name TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        UNIQUE (owner_id, name)
+                    );
+                    CREATE TABLE friend_group_members (
+                        group_id INTEGER NOT NULL REFERENCES friend_groups(id) ON DELETE CASCADE,
+                        friend_id INTEGER NOT NULL REFERENCES users(id),
+                        PRIMARY KEY (group_id, friend_id)
+                    ) WITHOUT ROWID;
                     """)
         }
         return migrator

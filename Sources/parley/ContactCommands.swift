@@ -19,7 +19,10 @@ struct Friends: AsyncParsableCommand {
     static func lines(_ book: ContactBook) -> [String] {
         var lines = book.friends.isEmpty ? ["No friends yet."] : ["Friends:"]
         for contact in book.friends {
-            lines.append("  " + (contact.remark.isEmpty ? "" : "\(contact.remark) = ") + contact.user.title)
+            let groups = book.groups.filter { contact.groups.contains($0.id) }.map(\.name)
+            lines.append(
+                "  " + (contact.remark.isEmpty ? "" : "\(contact.remark) = ") + contact.user.title
+                    + (groups.isEmpty ? "" : " [\(groups.joined(separator: ", "))]"))
         }
         if !book.incoming.isEmpty { lines.append("Requests to you (parley friend accept|reject|ignore <request>):") }
         for request in book.incoming {
@@ -41,7 +44,7 @@ struct Friends: AsyncParsableCommand {
 struct Friend: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Add friends, answer friend requests, remove friends and give them remarks.",
-        subcommands: [Add.self, Accept.self, Reject.self, Ignore.self, Remove.self, Remark.self])
+        subcommands: [Add.self, Accept.self, Reject.self, Ignore.self, Remove.self, Remark.self, FriendGroups.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Ask someone to be your friend.")
@@ -193,5 +196,101 @@ struct Unblock: AsyncParsableCommand {
             try await client.contacts.unblock(blocked.user.id)
             print("Unblocked \(blocked.user.title).")
         }
+    }
+}
+
+/// `parley friend group …`: your friend groups (tags), and which friends are in them.
+struct FriendGroups: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "group", abstract: "List, make, rename and delete friend groups, and put friends in them.",
+        subcommands: [List.self, Create.self, Rename.self, Delete.self, Put.self], defaultSubcommand: List.self)
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List your friend groups and who is in each.")
+        @OptionGroup var options: ClientOptions
+
+        func run() async throws {
+            try await userFacing(options) {
+                let book = try await options.signedInClient().contacts.refresh()
+                if book.groups.isEmpty { print("No friend groups yet.") }
+                for group in book.groups {
+                    let names = book.friends(in: group.id).map(\.displayName)
+                    print("\(group.name): " + (names.isEmpty ? "nobody" : names.joined(separator: ", ")))
+                }
+            }
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make a friend group.")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "1-32 characters.") var name: String
+
+        func run() async throws {
+            try await userFacing(options) {
+                let group = try await options.signedInClient().contacts.createGroup(named: name)
+                print("Made the friend group \(group.name).")
+            }
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a friend group.")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "Its name now.") var name: String
+        @Argument(help: "Its new name.") var newName: String
+
+        func run() async throws {
+            try await userFacing(options) {
+                let client = try await options.signedInClient()
+                let group = try await FriendGroups.group(named: name, in: client)
+                let renamed = try await client.contacts.renameGroup(group.id, to: newName)
+                print("\(name) is now called \(renamed.name).")
+            }
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a friend group; its friends stay friends.")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "Its name.") var name: String
+
+        func run() async throws {
+            try await userFacing(options) {
+                let client = try await options.signedInClient()
+                try await client.contacts.deleteGroup(try await FriendGroups.group(named: name, in: client).id)
+                print("Deleted the friend group \(name).")
+            }
+        }
+    }
+
+    struct Put: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Put a friend in exactly the groups named (none: out of every group).")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "The friend's username.") var username: String
+        @Argument(help: "Group names.") var groups: [String] = []
+
+        func run() async throws {
+            try await userFacing(options) {
+                let client = try await options.signedInClient()
+                let friend = try await Friend.friend(named: username, in: client)
+                var ids: [FriendGroupID] = []
+                for name in groups { ids.append(try await FriendGroups.group(named: name, in: client).id) }
+                try await client.contacts.setGroups(ids, for: friend.user.id)
+                print(
+                    groups.isEmpty
+                        ? "\(friend.user.title) is in no friend group."
+                        : "\(friend.user.title) is in \(groups.joined(separator: ", ")).")
+            }
+        }
+    }
+
+    /// The user's friend group called `name`, from what the server has.
+    static func group(named name: String, in client: ParleyClient) async throws -> FriendGroup {
+        guard let group = try await client.contacts.refresh().groups.first(where: { $0.name == name }) else {
+            throw CLIError("You have no friend group called \(name) (see parley friend group).")
+        }
+        return group
     }
 }

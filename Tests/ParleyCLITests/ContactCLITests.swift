@@ -20,6 +20,18 @@ extension CLITests {
         #expect(remarked.hasPrefix("Bobby = bob (@bob"), "\(remarked)")
         let friends = try await alice.succeed(["friends"])
         #expect(friends.hasPrefix("Friends:\n  Bobby = bob (@bob, id "), "\(friends)")
+        #expect(try await alice.succeed(["friend", "group", "create", "Work"]) == "Made the friend group Work.\n")
+        _ = try await alice.succeed(["friend", "group", "create", "Chess"])
+        #expect(
+            try await alice.succeed(["friend", "group", "put", "bob", "Work", "Chess"]).hasSuffix(
+                "is in Work, Chess.\n"))
+        #expect(try await alice.succeed(["friend", "group", "rename", "Chess", "Go"]) == "Chess is now called Go.\n")
+        #expect(try await alice.succeed(["friend", "group"]) == "Work: Bobby\nGo: Bobby\n")
+        let grouped = try await alice.succeed(["friends"])
+        #expect(grouped.contains("Bobby = bob (@bob, id ") && grouped.contains(") [Work, Go]\n"), "\(grouped)")
+        #expect(try await alice.succeed(["friend", "group", "delete", "Go"]) == "Deleted the friend group Go.\n")
+        let unknown = try await alice.run(["friend", "group", "put", "bob", "Nope"])
+        #expect(unknown.status != 0 && unknown.errors.contains("You have no friend group called Nope"))
         let again = try await bob.run(["friend", "accept", "alice"])
         #expect(again.status != 0 && again.errors.contains("No friend request alice is waiting"), "\(again)")
 

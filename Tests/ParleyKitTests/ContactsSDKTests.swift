@@ -33,6 +33,14 @@ extension LiveServerSuites {
 
             try await alice.contacts.setRemark("Bobby", for: bobId)
             #expect(try await alice.contacts.book().friends.map(\.displayName) == ["Bobby"])
+            let work = try await alice.contacts.createGroup(named: "Work")
+            let gym = try await alice.contacts.createGroup(named: "Gym")
+            try await alice.contacts.setGroups([work.id, gym.id], for: bobId)
+            #expect(try await alice.contacts.book().friends(in: gym.id).map(\.user.id) == [bobId])
+            try await alice.contacts.renameGroup(gym.id, to: "Climbing")
+            try await alice.contacts.deleteGroup(work.id)
+            let grouped = try await alice.contacts.book()
+            #expect(grouped.groups.map(\.name) == ["Climbing"] && grouped.friends.first?.groups == [gym.id])
 
             // A new device starts empty and fetches the whole book.
             let laptop = try makeClient(server.url, device: "laptop")
@@ -40,6 +48,13 @@ extension LiveServerSuites {
             #expect(try await laptop.contacts.book().friends.isEmpty)
             let fetched = try await laptop.contacts.refresh()
             #expect(fetched.friends.map(\.displayName) == ["Bobby"])
+            #expect(fetched.groups == grouped.groups && fetched.friends(in: gym.id).count == 1)
+            // Her laptop hears of group changes made on her phone through sync.
+            await laptop.catchUp()
+            try await alice.contacts.deleteGroup(gym.id)
+            await laptop.catchUp()
+            let ungrouped = try await laptop.contacts.book()
+            #expect(ungrouped.groups.isEmpty && ungrouped.friends.first?.groups == [], "\(ungrouped)")
 
             // Live: bob's new nickname reaches alice's book while she is connected.
             await alice.connect()

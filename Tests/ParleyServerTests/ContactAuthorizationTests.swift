@@ -66,6 +66,18 @@ import Testing
                 .selfRelation: notFriend, .friend: nil, .stranger: notFriend, .blocked: notFriend, .blocker: notFriend,
             ]),
         Operation(
+            name: "put in a friend group",
+            run: { api, actor, subject in
+                let group: FriendGroup = try await api.call(
+                    .post, "/v1/friend-groups", FriendGroupRequest(name: UUID().uuidString.prefix(8).description),
+                    token: actor.token)
+                let _: Contact = try await api.call(
+                    .patch, "/v1/contacts/\(subject.id)", UpdateContactRequest(groups: [group.id]), token: actor.token)
+            },
+            expected: [
+                .selfRelation: notFriend, .friend: nil, .stranger: notFriend, .blocked: notFriend, .blocker: notFriend,
+            ]),
+        Operation(
             name: "remove a friend",
             run: { api, actor, subject in
                 let _: EmptyBody = try await api.call(.delete, "/v1/contacts/\(subject.id)", token: actor.token)

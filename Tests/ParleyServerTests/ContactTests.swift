@@ -260,6 +260,75 @@ import Testing
         }
     }
 
+    @Test func friendGroupsAreTheOwnersTagsAFriendMayBeInSeveralAndListsFilterByThem() async throws {
+        try await withServer { api in
+            let alice = try await api.signUp("alice")
+            let bob = try await api.signUp("bob")
+            let carol = try await api.signUp("carol")
+            try await api.befriend(alice, bob)
+            try await api.befriend(alice, carol)
+            let before: SyncResponse = try await api.call(.get, "/v1/sync", token: alice.token)
+            let work: FriendGroup = try await api.call(
+                .post, "/v1/friend-groups", FriendGroupRequest(name: " Work "), token: alice.token)
+            let family: FriendGroup = try await api.call(
+                .post, "/v1/friend-groups", FriendGroupRequest(name: "家人"), token: alice.token)
+            #expect(work.name == "Work")
+            let both: Contact = try await api.call(
+                .patch, "/v1/contacts/\(bob.id)", UpdateContactRequest(groups: [family.id, work.id, work.id]),
+                token: alice.token)
+            #expect(both.groups == [work.id, family.id], "in both, once each")
+            let _: Contact = try await api.call(
+                .patch, "/v1/contacts/\(carol.id)", UpdateContactRequest(groups: [work.id]), token: alice.token)
+            let atWork: ContactList = try await api.call(.get, "/v1/contacts?group=\(work.id)", token: alice.token)
+            #expect(atWork.contacts.map(\.user.id) == [bob.id, carol.id])
+            let atHome: ContactList = try await api.call(.get, "/v1/contacts?group=\(family.id)", token: alice.token)
+            #expect(atHome.contacts.map(\.user.id) == [bob.id])
+            #expect(try await api.contacts(of: bob).first?.groups == [], "groups are their owner's own")
+
+            let renamed: FriendGroup = try await api.call(
+                .patch, "/v1/friend-groups/\(work.id)", FriendGroupRequest(name: "Team"), token: alice.token)
+            #expect(renamed.id == work.id && renamed.name == "Team")
+            let _: EmptyBody = try await api.call(.delete, "/v1/friend-groups/\(family.id)", token: alice.token)
+            let groups: FriendGroupList = try await api.call(.get, "/v1/friend-groups", token: alice.token)
+            #expect(groups.groups.map(\.name) == ["Team"])
+            #expect(
+                try await api.contacts(of: alice).map(\.groups) == [[work.id], [work.id]], "out of the deleted one")
+            let _: EmptyBody = try await api.call(.delete, "/v1/contacts/\(carol.id)", token: alice.token)
+            try await api.befriend(alice, carol)
+            #expect(
+                try await api.contacts(of: alice).map(\.groups) == [[work.id], []], "a removed friend leaves the groups"
+            )
+            let events = try await api.events(of: alice, since: before.cursor).map(\.type)
+            #expect(events.filter { $0 == .friendGroupUpdated }.count == 3)
+            #expect(events.filter { $0 == .friendGroupRemoved }.count == 1)
+
+            let taken = try await api.failure(.post, "/v1/friend-groups", FriendGroupRequest(name: "Team"), alice)
+            #expect(taken.status == 409 && taken.error.code == .friendGroupExists)
+            let bobsGroup: FriendGroup = try await api.call(
+                .post, "/v1/friend-groups", FriendGroupRequest(name: "Team"), token: bob.token)
+            let notHers = try await api.failure(
+                .patch, "/v1/contacts/\(bob.id)", UpdateContactRequest(groups: [bobsGroup.id]), alice)
+            #expect(notHers.status == 404 && notHers.error.code == .friendGroupNotFound)
+            let renameTheirs = try await api.failure(
+                .patch, "/v1/friend-groups/\(bobsGroup.id)", FriendGroupRequest(name: "Mine"), alice)
+            #expect(renameTheirs.status == 404 && renameTheirs.error.code == .friendGroupNotFound)
+            let listTheirs = try await api.raw(.get, "/v1/contacts?group=\(bobsGroup.id)", token: alice.token)
+            #expect(listTheirs.status == 404)
+            for name in ["", String(repeating: "x", count: 33)] {
+                let bad = try await api.failure(.post, "/v1/friend-groups", FriendGroupRequest(name: name), alice)
+                #expect(bad.status == 400 && bad.error.code == .invalidField, "'\(name)'")
+            }
+            for index in 2...ContactLimits.maxFriendGroups {
+                let _: FriendGroup = try await api.call(
+                    .post, "/v1/friend-groups", FriendGroupRequest(name: "g\(index)"), token: alice.token)
+            }
+            let tooMany = try await api.failure(.post, "/v1/friend-groups", FriendGroupRequest(name: "one more"), alice)
+            #expect(tooMany.status == 409 && tooMany.error.code == .tooManyFriendGroups)
+            let all: FriendGroupList = try await api.call(.get, "/v1/friend-groups", token: alice.token)
+            #expect(all.groups.count == ContactLimits.maxFriendGroups, "the refusals made nothing")
+        }
+    }
+
     @Test func badInputGetsAPreciseErrorAndChangesNothing() async throws {
         try await withServer(configure: { $0.sensitiveWordsPath = Self.wordList() }) { api in
             let alice = try await api.signUp("alice")
@@ -283,6 +352,11 @@ import Testing
                 ("POST", "/v1/friend-requests/424242", #"{"answer": "accept"}"#, 404, .friendRequestNotFound),
                 ("PATCH", "/v1/contacts/\(bob.id)", #"{"remark": "Bob"}"#, 404, .contactNotFound),
                 ("PATCH", "/v1/contacts/\(bob.id)", #"{}"#, 400, .missingField),
+                ("PATCH", "/v1/contacts/\(bob.id)", #"{"groups": 3}"#, 400, .invalidField),
+                ("POST", "/v1/friend-groups", #"{}"#, 400, .missingField),
+                ("PATCH", "/v1/friend-groups/424242", #"{"name": "x"}"#, 404, .friendGroupNotFound),
+                ("DELETE", "/v1/friend-groups/424242", "", 404, .friendGroupNotFound),
+                ("POST", "/v1/friend-groups", #"{"name": "赌博"}"#, 400, .textNotAllowed),
                 ("PUT", "/v1/blocks/\(alice.id)", "", 400, .invalidField),
                 ("PUT", "/v1/blocks/999999", "", 404, .userNotFound),
                 ("DELETE", "/v1/blocks/999999", "", 404, .userNotFound),

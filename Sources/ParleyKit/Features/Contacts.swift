@@ -3,11 +3,11 @@ import GRDB
 import ParleyCore
 
 /// The user's contacts (`client.contacts`): finding people, friend requests, friends with
-/// remarks, and blocking.
+/// remarks and friend groups, and blocking.
 ///
 /// Every answer of the server is saved in the ``ClientStore`` at once, and the events the
 /// server sends (`friend_request.updated`, `contact.updated`, `contact.removed`,
-/// `block.added`, `block.removed`) keep it current while connected and through sync after
+/// `friend_group.updated`, `friend_group.removed`, `block.added`, `block.removed`) keep it current while connected and through sync after
 /// being offline; the whole book is fetched after a snapshot sync (a new device's first), or
 /// by ``refresh()``. ``book()``
 /// and ``updates()`` read it from the store, so the contact screen works offline.
@@ -56,9 +56,10 @@ public struct Contacts: Sendable {
     @discardableResult
     public func refresh() async throws -> ContactBook {
         let contacts: ContactList = try await session.http(.listContacts)
+        let groups: FriendGroupList = try await session.http(.listFriendGroups)
         let requests: FriendRequestList = try await session.http(.listFriendRequests)
         let blocks: BlockList = try await session.http(.listBlocks)
-        try store.replaceContacts(contacts.contacts, requests: requests, blocked: blocks.blocked)
+        try store.replaceContacts(contacts.contacts, groups: groups.groups, requests: requests, blocked: blocks.blocked)
         return try await book()
     }
 
@@ -96,6 +97,37 @@ public struct Contacts: Sendable {
             .updateContact, userId, body: UpdateContactRequest(remark: remark))
         try store.saveContact(contact)
         return contact
+    }
+
+    /// Puts friend `userId` in exactly the friend groups `groups` (`[]`: in none).
+    @discardableResult
+    public func setGroups(_ groups: [FriendGroupID], for userId: UserID) async throws -> Contact {
+        let contact: Contact = try await session.http(
+            .updateContact, userId, body: UpdateContactRequest(groups: groups))
+        try store.saveContact(contact)
+        return contact
+    }
+
+    /// Makes a friend group (at most ``ContactLimits/maxFriendGroups``, names unique).
+    @discardableResult
+    public func createGroup(named name: String) async throws -> FriendGroup {
+        let group: FriendGroup = try await session.http(.createFriendGroup, body: FriendGroupRequest(name: name))
+        try store.saveFriendGroup(group)
+        return group
+    }
+
+    /// Renames friend group `id`.
+    @discardableResult
+    public func renameGroup(_ id: FriendGroupID, to name: String) async throws -> FriendGroup {
+        let group: FriendGroup = try await session.http(.renameFriendGroup, id, body: FriendGroupRequest(name: name))
+        try store.saveFriendGroup(group)
+        return group
+    }
+
+    /// Deletes friend group `id`; its friends stay friends.
+    public func deleteGroup(_ id: FriendGroupID) async throws {
+        let _: APIClient.Empty = try await session.http(.deleteFriendGroup, id)
+        try store.removeFriendGroup(id)
     }
 
     /// Ends the friendship with `userId` on both sides; your direct conversation with them is

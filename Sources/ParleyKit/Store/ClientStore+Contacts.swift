@@ -3,11 +3,15 @@ import GRDB
 import ParleyCore
 
 extension ClientStore {
-    /// Replaces the friends, open requests and blocks held with the server's lists.
-    package func replaceContacts(_ contacts: [Contact], requests: FriendRequestList, blocked: [BlockedUser]) throws {
+    /// Replaces the friends, friend groups, open requests and blocks held with the server's lists.
+    package func replaceContacts(
+        _ contacts: [Contact], groups: [FriendGroup], requests: FriendRequestList, blocked: [BlockedUser]
+    ) throws {
         try writer.write { db in
-            try db.execute(sql: "DELETE FROM contacts; DELETE FROM friend_requests; DELETE FROM blocks")
+            try db.execute(
+                sql: "DELETE FROM contacts; DELETE FROM friend_groups; DELETE FROM friend_requests; DELETE FROM blocks")
             for contact in contacts { try Self.saveContact(db, contact) }
+            for group in groups { try Self.saveFriendGroup(db, group) }
             for request in requests.incoming + requests.outgoing { try Self.saveFriendRequest(db, request) }
             for block in blocked { try Self.saveBlock(db, block) }
             try Self.setValue(db, "1", for: Self.contactsKnownKey)
@@ -31,6 +35,12 @@ extension ClientStore {
         }
     }
     package func removeBlock(_ userId: UserID) throws { try writer.write { try Self.removeBlock($0, userId) } }
+    package func saveFriendGroup(_ group: FriendGroup) throws {
+        try writer.write { try Self.saveFriendGroup($0, group) }
+    }
+    package func removeFriendGroup(_ id: FriendGroupID) throws {
+        try writer.write { try Self.removeFriendGroup($0, id) }
+    }
 
     /// The contact book of user `me` as held, with requests as they stand at `now`.
     public func contactBook(of me: UserID, at now: Int64) throws -> ContactBook {
@@ -49,10 +59,29 @@ extension ClientStore {
         try saveUser(db, contact.user)
         try db.execute(
             sql: """
-                INSERT INTO contacts (user_id, remark, since) VALUES (?, ?, ?)
-                ON CONFLICT (user_id) DO UPDATE SET remark = excluded.remark, since = excluded.since
+                INSERT INTO contacts (user_id, remark, since, groups) VALUES (?, ?, ?, ?)
+                ON CONFLICT (user_id) DO UPDATE SET remark = excluded.remark, since = excluded.since,
+                    groups = excluded.groups
                 """,
-            arguments: [contact.user.id.rawValue, contact.remark, contact.since])
+            arguments: [contact.user.id.rawValue, contact.remark, contact.since, try JSONText.encode(contact.groups)])
+    }
+
+    static func saveFriendGroup(_ db: Database, _ group: FriendGroup) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO friend_groups (id, name, created_at) VALUES (?, ?, ?)",
+            arguments: [group.id.rawValue, group.name, group.createdAt])
+    }
+
+    /// Deletes a friend group and takes every friend out of it.
+    static func removeFriendGroup(_ db: Database, _ id: FriendGroupID) throws {
+        try db.execute(sql: "DELETE FROM friend_groups WHERE id = ?", arguments: [id.rawValue])
+        for row in try Row.fetchAll(db, sql: "SELECT user_id, groups FROM contacts") {
+            let groups = try JSONText.decode([FriendGroupID].self, from: row["groups"])
+            guard groups.contains(id) else { continue }
+            try db.execute(
+                sql: "UPDATE contacts SET groups = ? WHERE user_id = ?",
+                arguments: [try JSONText.encode(groups.filter { $0 != id }), row["user_id"] as Int64])
+        }
     }
 
     static func removeContact(_ db: Database, _ userId: UserID) throws {
@@ -81,8 +110,13 @@ extension ClientStore {
     private static func fetchContactBook(_ db: Database, of me: UserID, at now: Int64) throws -> ContactBook {
         let friends = try Row.fetchAll(db, sql: "SELECT * FROM contacts").compactMap { row -> Contact? in
             try fetchUser(db, UserID(row["user_id"])).map {
-                Contact(user: $0, remark: row["remark"], since: row["since"])
+                Contact(
+                    user: $0, remark: row["remark"], since: row["since"],
+                    groups: try JSONText.decode([FriendGroupID].self, from: row["groups"]))
             }
+        }
+        let groups = try Row.fetchAll(db, sql: "SELECT * FROM friend_groups ORDER BY id").map {
+            FriendGroup(id: FriendGroupID($0["id"]), name: $0["name"], createdAt: $0["created_at"])
         }
         let requests = try String.fetchAll(db, sql: "SELECT request FROM friend_requests").map {
             try JSONText.decode(FriendRequest.self, from: $0)
@@ -90,6 +124,7 @@ extension ClientStore {
         let blocked = try Row.fetchAll(db, sql: "SELECT * FROM blocks").compactMap { row -> BlockedUser? in
             try fetchUser(db, UserID(row["user_id"])).map { BlockedUser(user: $0, since: row["since"]) }
         }
-        return ContactBook(friends: friends, requests: requests, blocked: blocked, of: me, at: now)
+        return ContactBook(
+            friends: friends, groups: groups, requests: requests, blocked: blocked, of: me, at: now)
     }
 }

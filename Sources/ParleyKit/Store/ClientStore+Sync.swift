@@ -94,6 +94,10 @@ extension ClientStore {
             try saveBlock(db, added.blocked)
         case .blockRemoved(let removed):
             try removeBlock(db, removed.userId)
+        case .friendGroupUpdated(let updated):
+            try saveFriendGroup(db, updated.group)
+        case .friendGroupRemoved(let removed):
+            try removeFriendGroup(db, removed.groupId)
         case .unknown:
             break
         }

@@ -159,12 +159,16 @@ public final class ClientStore: Sendable {
                     ALTER TABLE users ADD COLUMN region TEXT;
                     """)
         }
-        // Friends, friend requests (each as the server last described it) and blocks; the
-        // users' profiles are in `users`.
+        // Friends (with the ids of their friend groups, as JSON), friend groups, friend
+        // requests (each as the server last described it) and blocks; the users' profiles
+        // are in `users`.
         migrator.registerMigration("v11 contacts") { db in
             try db.execute(
                 sql: """
-                    CREATE TABLE contacts (user_id INTEGER PRIMARY KEY, remark TEXT NOT NULL, since INTEGER NOT NULL);
+                    CREATE TABLE contacts (
+                        user_id INTEGER PRIMARY KEY, remark TEXT NOT NULL, since INTEGER NOT NULL,
+                        groups TEXT NOT NULL DEFAULT '[]');
+                    CREATE TABLE friend_groups (id INTEGER PRIMARY KEY, name TEXT NOT NULL, created_at INTEGER NOT NULL);
                     CREATE TABLE friend_requests (id INTEGER PRIMARY KEY, request TEXT NOT NULL);
                     CREATE TABLE blocks (user_id INTEGER PRIMARY KEY, since INTEGER NOT NULL);
                     """)

@@ -1,7 +1,7 @@
 import Hummingbird
 import ParleyCore
 
-/// Friend requests, friends and blocks over HTTP.
+/// Friend requests, friends, friend groups and blocks over HTTP.
 struct ContactController {
     let contacts: ContactService
 
@@ -17,8 +17,9 @@ struct ContactController {
             let body = try await request.decodeJSON(AnswerFriendRequest.self, context: context)
             return JSONResponse(try await contacts.answer(try context.id("requestId"), body, by: identity))
         }
-        routes.authenticated(.listContacts) { _, _, identity in
-            JSONResponse(try await contacts.contacts(of: identity))
+        routes.authenticated(.listContacts) { request, _, identity in
+            let group = try request.queryInteger("group").map { FriendGroupID($0) }
+            return JSONResponse(try await contacts.contacts(of: identity, in: group))
         }
         routes.authenticated(.updateContact) { request, context, identity in
             let body = try await request.decodeJSON(UpdateContactRequest.self, context: context)
@@ -36,6 +37,21 @@ struct ContactController {
         }
         routes.authenticated(.unblockUser) { _, context, identity in
             try await contacts.unblock(try context.id("userId"), by: identity)
+            return Response(status: .noContent)
+        }
+        routes.authenticated(.listFriendGroups) { _, _, identity in
+            JSONResponse(try await contacts.friendGroups(of: identity))
+        }
+        routes.authenticated(.createFriendGroup) { request, context, identity in
+            let body = try await request.decodeJSON(FriendGroupRequest.self, context: context)
+            return JSONResponse(try await contacts.createFriendGroup(body, by: identity), status: .created)
+        }
+        routes.authenticated(.renameFriendGroup) { request, context, identity in
+            let body = try await request.decodeJSON(FriendGroupRequest.self, context: context)
+            return JSONResponse(try await contacts.renameFriendGroup(try context.id("groupId"), body, by: identity))
+        }
+        routes.authenticated(.deleteFriendGroup) { _, context, identity in
+            try await contacts.deleteFriendGroup(try context.id("groupId"), by: identity)
             return Response(status: .noContent)
         }
     }

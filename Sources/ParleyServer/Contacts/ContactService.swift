@@ -40,20 +40,55 @@ struct ContactService: Sendable {
         try await store.friendRequests(of: identity.userId, at: clock.now())
     }
 
-    func contacts(of identity: Identity) async throws -> ContactList {
-        ContactList(contacts: try await store.contacts(of: identity.userId))
+    /// The caller's friends, or those in one of their friend groups.
+    func contacts(of identity: Identity, in group: FriendGroupID?) async throws -> ContactList {
+        ContactList(contacts: try await store.contacts(of: identity.userId, in: group))
     }
 
-    /// Sets the caller's remark for a friend ("" removes it).
+    /// Sets the caller's remark for a friend ("" removes it) and/or the friend groups they are in.
     func update(_ friend: UserID, _ update: UpdateContactRequest, by identity: Identity) async throws -> Contact {
-        guard let remark = update.remark else { throw ParleyError(.missingField, "Give 'remark'.") }
-        let checked =
-            remark.isEmpty
-            ? ""
-            : try TextRules.name(
-                remark, field: "remark", maxLength: ContactLimits.maxRemarkLength, code: .remarkInvalid)
-        try words.check(checked, field: "remark")
-        return try await store.updateContact(of: identity.userId, friend, remark: checked, at: clock.now())
+        guard update.remark != nil || update.groups != nil else {
+            throw ParleyError(.missingField, "Give 'remark', 'groups' or both.")
+        }
+        let remark = try update.remark.map { remark in
+            let checked =
+                remark.isEmpty
+                ? ""
+                : try TextRules.name(
+                    remark, field: "remark", maxLength: ContactLimits.maxRemarkLength, code: .remarkInvalid)
+            try words.check(checked, field: "remark")
+            return checked
+        }
+        if let groups = update.groups, groups.count > ContactLimits.maxFriendGroups {
+            throw ParleyError(.invalidField, "'groups' may name at most \(ContactLimits.maxFriendGroups) groups.")
+        }
+        return try await store.updateContact(
+            of: identity.userId, friend, remark: remark, groups: update.groups, at: clock.now())
+    }
+
+    func friendGroups(of identity: Identity) async throws -> FriendGroupList {
+        FriendGroupList(groups: try await store.friendGroups(of: identity.userId))
+    }
+
+    func createFriendGroup(_ request: FriendGroupRequest, by identity: Identity) async throws -> FriendGroup {
+        try await store.createFriendGroup(of: identity.userId, name: try groupName(request), at: clock.now())
+    }
+
+    func renameFriendGroup(_ id: FriendGroupID, _ request: FriendGroupRequest, by identity: Identity) async throws
+        -> FriendGroup
+    {
+        try await store.renameFriendGroup(id, of: identity.userId, name: try groupName(request), at: clock.now())
+    }
+
+    func deleteFriendGroup(_ id: FriendGroupID, by identity: Identity) async throws {
+        try await store.deleteFriendGroup(id, of: identity.userId, at: clock.now())
+    }
+
+    private func groupName(_ request: FriendGroupRequest) throws -> String {
+        guard let name = request.name else { throw ParleyError(.missingField, "Give 'name'.") }
+        let checked = try TextRules.name(name, field: "name", maxLength: ContactLimits.maxFriendGroupNameLength)
+        try words.check(checked, field: "name")
+        return checked
     }
 
     func remove(_ friend: UserID, by identity: Identity) async throws {

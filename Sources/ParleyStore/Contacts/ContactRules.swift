@@ -109,6 +109,26 @@ public enum ContactRules {
         }
     }
 
+    /// Checks a new or renamed friend group against the owner's others (`others`: their names
+    /// but the renamed group's own).
+    public static func checkFriendGroup(named name: String, others: [String], creating: Bool) throws {
+        guard !others.contains(name) else {
+            throw ParleyError(.friendGroupExists, "You already have a friend group called '\(name)'.")
+        }
+        guard !creating || others.count < ContactLimits.maxFriendGroups else {
+            throw ParleyError(
+                .tooManyFriendGroups, "You have \(ContactLimits.maxFriendGroups) friend groups, the most allowed.")
+        }
+    }
+
+    /// Checks that every group of `given` is one of the owner's (`owned`); answers them once each, in order.
+    public static func checkGroups(_ given: [FriendGroupID], owned: Set<FriendGroupID>) throws -> [FriendGroupID] {
+        if let unknown = given.first(where: { !owned.contains($0) }) {
+            throw ParleyError(.friendGroupNotFound, "You have no friend group \(unknown).")
+        }
+        return Array(Set(given)).sorted()
+    }
+
     /// A block either way refuses requests and their acceptance.
     private static func checkNoBlock(requesterBlocked: Bool, blockedBy: Bool) throws {
         if requesterBlocked {

@@ -16,10 +16,25 @@ public protocol ContactStore: Sendable {
     /// The open requests to (newest ``ContactLimits/maxListedIncoming``, ignored ones left out)
     /// and from the user, newest first.
     func friendRequests(of userId: UserID, at now: Int64) async throws -> FriendRequestList
-    /// The user's friends by id.
-    func contacts(of userId: UserID) async throws -> [Contact]
-    /// Sets the owner's remark for a friend; `contact_not_found` if they are not friends.
-    func updateContact(of owner: UserID, _ friend: UserID, remark: String, at now: Int64) async throws -> Contact
+    /// The user's friends by id, or only those in friend group `group` (theirs, else
+    /// `friend_group_not_found`).
+    func contacts(of userId: UserID, in group: FriendGroupID?) async throws -> [Contact]
+    /// Sets the owner's remark for a friend and/or the set of the owner's friend groups they
+    /// are in (each the owner's, else `friend_group_not_found`); `contact_not_found` if they
+    /// are not friends. `contact.updated` to the owner.
+    func updateContact(
+        of owner: UserID, _ friend: UserID, remark: String?, groups: [FriendGroupID]?, at now: Int64
+    ) async throws -> Contact
+    /// The user's friend groups, oldest first.
+    func friendGroups(of userId: UserID) async throws -> [FriendGroup]
+    /// Makes a friend group (`friend_group_exists`, `too_many_friend_groups`), with
+    /// `friend_group.updated` to its owner.
+    func createFriendGroup(of owner: UserID, name: String, at now: Int64) async throws -> FriendGroup
+    /// Renames one of the owner's friend groups, with `friend_group.updated`.
+    func renameFriendGroup(_ id: FriendGroupID, of owner: UserID, name: String, at now: Int64) async throws
+        -> FriendGroup
+    /// Deletes one of the owner's friend groups (its friends leave it), with `friend_group.removed`.
+    func deleteFriendGroup(_ id: FriendGroupID, of owner: UserID, at now: Int64) async throws
     /// Ends a friendship on both sides (`contact.removed` to both) and hides and clears the
     /// direct conversation for `owner` only; `contact_not_found` if they are not friends.
     func removeContact(of owner: UserID, _ friend: UserID, at now: Int64) async throws
