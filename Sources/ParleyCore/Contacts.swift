@@ -186,6 +186,36 @@ public struct BlockList: Codable, Hashable, Sendable {
     public init(blocked: [BlockedUser]) { self.blocked = blocked }
 }
 
+/// Someone the user may know: not a friend, not blocked either way, who has not rejected the
+/// user and takes friend requests, with what they have in common.
+public struct Recommendation: Codable, Hashable, Sendable {
+    public var user: User
+    /// Friends of the user who are their friends too.
+    public var mutualFriends: Int
+    /// Groups both are in.
+    public var sharedGroups: Int
+    /// Why, in English: "3 mutual friends", "1 shared group", "2 mutual friends, 1 shared group".
+    public var reason: String
+
+    public init(user: User, mutualFriends: Int, sharedGroups: Int) {
+        self.user = user
+        self.mutualFriends = mutualFriends
+        self.sharedGroups = sharedGroups
+        func counted(_ count: Int, _ noun: String) -> String? {
+            count == 0 ? nil : "\(count) \(noun)\(count == 1 ? "" : "s")"
+        }
+        reason = [counted(mutualFriends, "mutual friend"), counted(sharedGroups, "shared group")]
+            .compactMap { $0 }.joined(separator: ", ")
+    }
+}
+
+/// `GET /v1/contacts/recommendations`: the people the user may know, most mutual friends
+/// first, then most shared groups.
+public struct RecommendationList: Codable, Hashable, Sendable {
+    public var recommendations: [Recommendation]
+    public init(recommendations: [Recommendation]) { self.recommendations = recommendations }
+}
+
 /// The limits of the contact features, the same for server and clients.
 public enum ContactLimits {
     /// Friends per user; a request that would pass it gets `too_many_friends`.
@@ -202,6 +232,9 @@ public enum ContactLimits {
     /// Friend groups per user (`too_many_friend_groups`), and the characters of a name.
     public static let maxFriendGroups = 50
     public static let maxFriendGroupNameLength = 32
+    /// Recommendations per answer: at most, and when the request does not say.
+    public static let maxRecommendations = 50
+    public static let defaultRecommendations = 20
     /// How long a request stays pending unless the server is told otherwise
     /// (`--friend-request-ttl`): 30 days.
     public static let defaultRequestTTLMs: Int64 = 30 * 24 * 3_600 * 1_000

@@ -12,7 +12,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
     case forwardMessage, editMessage, recallMessage, deleteMessages, markDelivered, receipts, messageReaders
     case listFriendRequests, sendFriendRequest, answerFriendRequest
     case listContacts, updateContact, removeContact, listBlocks, blockUser, unblockUser
-    case listFriendGroups, createFriendGroup, renameFriendGroup, deleteFriendGroup
+    case listFriendGroups, createFriendGroup, renameFriendGroup, deleteFriendGroup, recommendContacts
     case sync, webSocket
 
     /// The HTTP method, upper-case.
@@ -78,6 +78,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .listFriendRequests, .sendFriendRequest: "/v1/friend-requests"
         case .answerFriendRequest: "/v1/friend-requests/{requestId}"
         case .listContacts: "/v1/contacts"
+        case .recommendContacts: "/v1/contacts/recommendations"
         case .updateContact, .removeContact: "/v1/contacts/{userId}"
         case .listBlocks: "/v1/blocks"
         case .blockUser, .unblockUser: "/v1/blocks/{userId}"

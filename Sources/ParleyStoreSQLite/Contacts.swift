@@ -486,3 +486,45 @@ extension FriendGroup {
         self.init(id: FriendGroupID(row["id"]), name: row["name"], createdAt: row["created_at"])
     }
 }
+
+extension SQLiteStore {
+    public func recommendations(for userId: UserID, limit: Int, at now: Int64) async throws -> [Recommendation] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    WITH mutual AS (
+                        SELECT theirs.friend_id AS user_id, count(*) AS n
+                        FROM contacts mine JOIN contacts theirs ON theirs.owner_id = mine.friend_id
+                        WHERE mine.owner_id = ?1 AND theirs.friend_id <> ?1 GROUP BY theirs.friend_id),
+                    shared AS (
+                        SELECT other.user_id, count(*) AS n
+                        FROM members me JOIN members other ON other.conversation_id = me.conversation_id
+                        JOIN conversations c ON c.id = me.conversation_id
+                        WHERE me.user_id = ?1 AND other.user_id <> ?1 AND c.kind = 'group' AND c.dissolved_at IS NULL
+                        GROUP BY other.user_id),
+                    candidates AS (SELECT user_id FROM mutual UNION SELECT user_id FROM shared)
+                    SELECT u.*, coalesce(mutual.n, 0) AS mutual_friends, coalesce(shared.n, 0) AS shared_groups
+                    FROM candidates JOIN users u ON u.id = candidates.user_id
+                    LEFT JOIN mutual ON mutual.user_id = u.id LEFT JOIN shared ON shared.user_id = u.id
+                    WHERE u.add_me <> 'nobody'
+                        AND NOT EXISTS (SELECT 1 FROM contacts WHERE owner_id = ?1 AND friend_id = u.id)
+                        AND NOT EXISTS (
+                            SELECT 1 FROM blocks
+                            WHERE (blocker_id = ?1 AND blocked_id = u.id) OR (blocker_id = u.id AND blocked_id = ?1))
+                        AND NOT EXISTS (
+                            SELECT 1 FROM friend_requests
+                            WHERE from_id = ?1 AND to_id = u.id
+                                AND (status = 'rejected' OR (status IN ('pending', 'ignored') AND expires_at > ?3)))
+                    ORDER BY mutual_friends DESC, shared_groups DESC, u.id
+                    LIMIT ?2
+                    """,
+                arguments: [userId.rawValue, limit, now]
+            ).map {
+                Recommendation(
+                    user: UserRecord(row: $0).user, mutualFriends: $0["mutual_friends"],
+                    sharedGroups: $0["shared_groups"])
+            }
+        }
+    }
+}

@@ -8,11 +8,18 @@ struct Friends: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List your friends, the friend requests waiting each way, and who you blocked.")
     @OptionGroup var options: ClientOptions
+    @Flag(help: "Also list people you may know, with why.") var suggestions = false
 
     func run() async throws {
         try await userFacing(options) {
-            let book = try await options.signedInClient().contacts.refresh()
-            print(Self.lines(book).joined(separator: "\n"))
+            let contacts = try await options.signedInClient().contacts
+            var lines = Self.lines(try await contacts.refresh())
+            if suggestions {
+                let people = try await contacts.recommendations()
+                lines.append(people.isEmpty ? "Nobody to suggest yet." : "People you may know:")
+                lines += people.map { "  \($0.user.title) — \($0.reason)" }
+            }
+            print(lines.joined(separator: "\n"))
         }
     }
 

@@ -13,6 +13,7 @@ extension CLITests {
         #expect(inbox.contains("No friends yet."), "\(inbox)")
         #expect(inbox.contains("from alice (@alice, id ") && inbox.contains(": “it's Alice”"), "\(inbox)")
         #expect(try await alice.succeed(["friends"]).contains("Your requests waiting for an answer:"))
+        #expect(try await alice.succeed(["friends", "--suggestions"]).hasSuffix("Nobody to suggest yet.\n"))
 
         let accepted = try await bob.succeed(["friend", "accept", "alice"])
         #expect(accepted.contains("from alice (@alice") && accepted.hasSuffix(": accepted.\n"), "\(accepted)")

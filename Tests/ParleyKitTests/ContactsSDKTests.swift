@@ -31,6 +31,14 @@ extension LiveServerSuites {
             #expect(try await bob.contacts.book().friends.map(\.user.id) == [aliceId])
             #expect(try await bob.contacts.book().incoming.isEmpty)
 
+            let carol = try makeClient(server.url)
+            try await signUp(carol, "carol")
+            try await carol.contacts.sendRequest(to: bobId)
+            try await bob.contacts.refresh()
+            try await bob.contacts.accept(try #require(try await bob.contacts.book().incoming.first).id)
+            let suggested = try await alice.contacts.recommendations()
+            #expect(suggested.map(\.user.username) == ["carol"] && suggested.first?.reason == "1 mutual friend")
+
             try await alice.contacts.setRemark("Bobby", for: bobId)
             #expect(try await alice.contacts.book().friends.map(\.displayName) == ["Bobby"])
             let work = try await alice.contacts.createGroup(named: "Work")

@@ -329,6 +329,49 @@ import Testing
         }
     }
 
+    @Test func recommendationsRankByMutualFriendsThenSharedGroupsAndLeaveOutWhoMustNotAppear() async throws {
+        try await withServer { api in
+            var users: [String: TestUser] = [:]
+            for name in ["alice", "bob", "carol", "dave", "erin", "fay", "frank", "gina", "hank"] {
+                users[name] = try await api.signUp(name)
+            }
+            let u = users.mapValues { $0 }
+            try await api.befriend(u["alice"]!, u["bob"]!)
+            try await api.befriend(u["alice"]!, u["carol"]!)
+            for (one, other) in [
+                ("bob", "dave"), ("carol", "dave"), ("bob", "erin"), ("bob", "frank"), ("bob", "gina"), ("bob", "hank"),
+            ] {
+                try await api.befriend(u[one]!, u[other]!)
+            }
+            _ = try await api.createGroup("Club", by: u["alice"]!, with: [u["erin"]!, u["fay"]!])
+            let asked = try await api.request(u["alice"]!, befriends: u["frank"]!)
+            _ = try await api.answer(asked.id, .reject, by: u["frank"]!)
+            let _: BlockedUser = try await api.call(.put, "/v1/blocks/\(u["gina"]!.id)", token: u["alice"]!.token)
+            let _: PrivacySettings = try await api.call(
+                .patch, "/v1/me/privacy", UpdatePrivacyRequest(addMe: .nobody), token: u["hank"]!.token)
+
+            let list: RecommendationList = try await api.call(
+                .get, "/v1/contacts/recommendations", token: u["alice"]!.token)
+            #expect(list.recommendations.map(\.user.username) == ["dave", "erin", "fay"])
+            #expect(
+                list.recommendations.map(\.reason) == [
+                    "2 mutual friends", "1 mutual friend, 1 shared group", "1 shared group",
+                ])
+            let one: RecommendationList = try await api.call(
+                .get, "/v1/contacts/recommendations?limit=1", token: u["alice"]!.token)
+            #expect(one.recommendations.map(\.user.username) == ["dave"])
+            _ = try await api.request(u["alice"]!, befriends: u["dave"]!)
+            let afterAsking: RecommendationList = try await api.call(
+                .get, "/v1/contacts/recommendations", token: u["alice"]!.token)
+            #expect(afterAsking.recommendations.map(\.user.username) == ["erin", "fay"], "not someone already asked")
+            for limit in ["0", "51", "x"] {
+                let bad = try await api.raw(
+                    .get, "/v1/contacts/recommendations?limit=\(limit)", token: u["alice"]!.token)
+                #expect(bad.status == 400, "limit \(limit)")
+            }
+        }
+    }
+
     @Test func badInputGetsAPreciseErrorAndChangesNothing() async throws {
         try await withServer(configure: { $0.sensitiveWordsPath = Self.wordList() }) { api in
             let alice = try await api.signUp("alice")

@@ -42,6 +42,15 @@ public struct Contacts: Sendable {
         return page
     }
 
+    /// People you may know, most mutual friends first, each with the reason
+    /// (``Recommendation/reason``); at most `limit` (1 to ``ContactLimits/maxRecommendations``).
+    public func recommendations(limit: Int? = nil) async throws -> [Recommendation] {
+        let list: RecommendationList = try await session.http(
+            .recommendContacts, query: limit.map { ["limit": String($0)] } ?? [:])
+        for recommendation in list.recommendations { try store.saveUser(recommendation.user) }
+        return list.recommendations
+    }
+
     /// The contact book as held now.
     public func book() async throws -> ContactBook {
         try store.contactBook(of: try await me(), at: Self.now())

@@ -39,6 +39,9 @@ struct ContactController {
             try await contacts.unblock(try context.id("userId"), by: identity)
             return Response(status: .noContent)
         }
+        routes.authenticated(.recommendContacts) { request, _, identity in
+            JSONResponse(try await contacts.recommendations(for: identity, limit: try request.queryInteger("limit")))
+        }
         routes.authenticated(.listFriendGroups) { _, _, identity in
             JSONResponse(try await contacts.friendGroups(of: identity))
         }

@@ -66,6 +66,16 @@ struct ContactService: Sendable {
             of: identity.userId, friend, remark: remark, groups: update.groups, at: clock.now())
     }
 
+    /// People the caller may know; `limit` 1 to ``ContactLimits/maxRecommendations``.
+    func recommendations(for identity: Identity, limit: Int64?) async throws -> RecommendationList {
+        let limit = limit ?? Int64(ContactLimits.defaultRecommendations)
+        guard (1...Int64(ContactLimits.maxRecommendations)).contains(limit) else {
+            throw ParleyError(.invalidField, "'limit' must be 1 to \(ContactLimits.maxRecommendations).")
+        }
+        return RecommendationList(
+            recommendations: try await store.recommendations(for: identity.userId, limit: Int(limit), at: clock.now()))
+    }
+
     func friendGroups(of identity: Identity) async throws -> FriendGroupList {
         FriendGroupList(groups: try await store.friendGroups(of: identity.userId))
     }

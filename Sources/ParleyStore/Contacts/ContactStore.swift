@@ -25,6 +25,10 @@ public protocol ContactStore: Sendable {
     func updateContact(
         of owner: UserID, _ friend: UserID, remark: String?, groups: [FriendGroupID]?, at now: Int64
     ) async throws -> Contact
+    /// Up to `limit` people `userId` may know, ranked by mutual friends then shared groups
+    /// (then by id); never a friend, anyone blocked either way, anyone who rejected their
+    /// request, anyone they are asking already (at `now`), or anyone who takes no requests.
+    func recommendations(for userId: UserID, limit: Int, at now: Int64) async throws -> [Recommendation]
     /// The user's friend groups, oldest first.
     func friendGroups(of userId: UserID) async throws -> [FriendGroup]
     /// Makes a friend group (`friend_group_exists`, `too_many_friend_groups`), with
