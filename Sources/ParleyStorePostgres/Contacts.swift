@@ -331,17 +331,27 @@ extension PostgresStore {
     func announceProfile(_ connection: PostgresConnection, _ notes: Notifications, of user: User, at now: Int64)
         async throws
     {
+        var groups: [UserID: [FriendGroupID]] = [:]
+        for row in try await connection.rows(
+            """
+            SELECT g.owner_id, m.group_id FROM friend_group_members m JOIN friend_groups g ON g.id = m.group_id
+            WHERE m.friend_id = $1 ORDER BY m.group_id
+            """,
+            [.int(user.id.rawValue)], logger: logger)
+        {
+            groups[UserID(try row.int("owner_id")), default: []].append(FriendGroupID(try row.int("group_id")))
+        }
         let rows = try await connection.rows(
             "SELECT owner_id, remark, created_at FROM contacts WHERE friend_id = $1", [.int(user.id.rawValue)],
             logger: logger)
         try await announce(
             connection, notes,
             try rows.map {
-                Announcement(
-                    to: [UserID(try $0.int("owner_id"))],
-                    ContactUpdated(
-                        contact: Contact(user: user, remark: try $0.text("remark"), since: try $0.int("created_at"))
-                    ).body)
+                let owner = UserID(try $0.int("owner_id"))
+                let contact = Contact(
+                    user: user, remark: try $0.text("remark"), since: try $0.int("created_at"),
+                    groups: groups[owner] ?? [])
+                return Announcement(to: [owner], ContactUpdated(contact: contact).body)
             }, at: now)
     }
 
@@ -557,7 +567,7 @@ extension PostgresStore {
                 SELECT u.*, coalesce(mutual.n, 0) AS mutual_friends, coalesce(shared.n, 0) AS shared_groups
                 FROM candidates JOIN users u ON u.id = candidates.user_id
                 LEFT JOIN mutual ON mutual.user_id = u.id LEFT JOIN shared ON shared.user_id = u.id
-                WHERE u.add_me <> 'nobody'
+                WHERE u.add_me <> 'nobody' AND u.find_by_nickname = 'everyone'
                     AND NOT EXISTS (SELECT 1 FROM contacts WHERE owner_id = $1 AND friend_id = u.id)
                     AND NOT EXISTS (
                         SELECT 1 FROM blocks

@@ -314,15 +314,27 @@ extension SQLiteStore {
 
     /// Announces `contact.updated` with `user`'s new profile to everyone who has them as a friend.
     func announceProfile(_ db: Database, of user: User, at now: Int64) throws {
+        var groups: [UserID: [FriendGroupID]] = [:]
+        for row in try Row.fetchAll(
+            db,
+            sql: """
+                SELECT g.owner_id, m.group_id FROM friend_group_members m JOIN friend_groups g ON g.id = m.group_id
+                WHERE m.friend_id = ? ORDER BY m.group_id
+                """,
+            arguments: [user.id.rawValue])
+        {
+            groups[UserID(row["owner_id"]), default: []].append(FriendGroupID(row["group_id"]))
+        }
         let rows = try Row.fetchAll(
             db, sql: "SELECT owner_id, remark, created_at FROM contacts WHERE friend_id = ?",
             arguments: [user.id.rawValue])
         try announce(
             db,
             rows.map {
-                Announcement(
-                    to: [UserID($0["owner_id"])],
-                    ContactUpdated(contact: Contact(user: user, remark: $0["remark"], since: $0["created_at"])).body)
+                let owner = UserID($0["owner_id"])
+                let contact = Contact(
+                    user: user, remark: $0["remark"], since: $0["created_at"], groups: groups[owner] ?? [])
+                return Announcement(to: [owner], ContactUpdated(contact: contact).body)
             }, at: now)
     }
 
@@ -507,7 +519,7 @@ extension SQLiteStore {
                     SELECT u.*, coalesce(mutual.n, 0) AS mutual_friends, coalesce(shared.n, 0) AS shared_groups
                     FROM candidates JOIN users u ON u.id = candidates.user_id
                     LEFT JOIN mutual ON mutual.user_id = u.id LEFT JOIN shared ON shared.user_id = u.id
-                    WHERE u.add_me <> 'nobody'
+                    WHERE u.add_me <> 'nobody' AND u.find_by_nickname = 'everyone'
                         AND NOT EXISTS (SELECT 1 FROM contacts WHERE owner_id = ?1 AND friend_id = u.id)
                         AND NOT EXISTS (
                             SELECT 1 FROM blocks

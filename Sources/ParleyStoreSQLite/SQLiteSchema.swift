@@ -238,7 +238,7 @@ enum SQLiteSchema {
                         PRIMARY KEY (owner_id, friend_id)
                     ) WITHOUT ROWID;
                     CREATE TABLE friend_requests (
-                        id INTEGER PRIMARY KEY,
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
                         from_id INTEGER NOT NULL REFERENCES users(id),
                         to_id INTEGER NOT NULL REFERENCES users(id),
                         message TEXT NOT NULL,
@@ -257,7 +257,7 @@ enum SQLiteSchema {
                     ) WITHOUT ROWID;
                     CREATE INDEX blocks_by_blocked ON blocks (blocked_id, blocker_id);
                     CREATE TABLE friend_groups (
-                        id INTEGER PRIMARY KEY,
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
                         owner_id INTEGER NOT NULL REFERENCES users(id),
                         name TEXT NOT NULL,
                         created_at INTEGER NOT NULL,

@@ -241,6 +241,10 @@ import Testing
                 .patch, "/v1/contacts/\(bob.id)", UpdateContactRequest(remark: " Bobby  "), token: alice.token)
             #expect(remarked.remark == "Bobby")
             #expect(try await api.contacts(of: bob).map(\.remark) == [""], "a remark is only its owner's")
+            let close: FriendGroup = try await api.call(
+                .post, "/v1/friend-groups", FriendGroupRequest(name: "Close"), token: alice.token)
+            let _: Contact = try await api.call(
+                .patch, "/v1/contacts/\(bob.id)", UpdateContactRequest(groups: [close.id]), token: alice.token)
             let aliceBefore: SyncResponse = try await api.call(.get, "/v1/sync", token: alice.token)
             let carolBefore: SyncResponse = try await api.call(.get, "/v1/sync", token: carol.token)
 
@@ -252,7 +256,8 @@ import Testing
                 return
             }
             #expect(updated.contact.user.nickname == "Robert" && updated.contact.user.signature == "on leave")
-            #expect(updated.contact.remark == "Bobby", "her remark stays")
+            #expect(
+                updated.contact.remark == "Bobby" && updated.contact.groups == [close.id], "her remark and groups stay")
             #expect(try await api.events(of: carol, since: carolBefore.cursor).isEmpty, "strangers hear nothing")
             let cleared: Contact = try await api.call(
                 .patch, "/v1/contacts/\(bob.id)", UpdateContactRequest(remark: ""), token: alice.token)
@@ -349,6 +354,10 @@ import Testing
             let _: BlockedUser = try await api.call(.put, "/v1/blocks/\(u["gina"]!.id)", token: u["alice"]!.token)
             let _: PrivacySettings = try await api.call(
                 .patch, "/v1/me/privacy", UpdatePrivacyRequest(addMe: .nobody), token: u["hank"]!.token)
+            let ivy = try await api.signUp("ivy")
+            try await api.befriend(u["bob"]!, ivy)
+            let _: PrivacySettings = try await api.call(
+                .patch, "/v1/me/privacy", UpdatePrivacyRequest(findByNickname: .nobody), token: ivy.token)
 
             let list: RecommendationList = try await api.call(
                 .get, "/v1/contacts/recommendations", token: u["alice"]!.token)

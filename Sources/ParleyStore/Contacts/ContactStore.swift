@@ -27,7 +27,8 @@ public protocol ContactStore: Sendable {
     ) async throws -> Contact
     /// Up to `limit` people `userId` may know, ranked by mutual friends then shared groups
     /// (then by id); never a friend, anyone blocked either way, anyone who rejected their
-    /// request, anyone they are asking already (at `now`), or anyone who takes no requests.
+    /// request, anyone they are asking already (at `now`), anyone who takes no requests, or
+    /// anyone who hides from nickname search.
     func recommendations(for userId: UserID, limit: Int, at now: Int64) async throws -> [Recommendation]
     /// The user's friend groups, oldest first.
     func friendGroups(of userId: UserID) async throws -> [FriendGroup]
