@@ -124,6 +124,32 @@ extension LiveServerSuites {
             for node in nodes { await node.stop() }
         }
 
+        /// A friend request made on one node reaches the other user live on another, and a
+        /// block made there refuses a send through the first.
+        @Test func contactsOnOneNodeReachAndBindAnother() async throws {
+            let (_, nodes, alice, bob) = try await Self.aliceAndBobOnTwoNodes()
+            let bobId = try #require(await bob.session.currentUser?.id)
+            let aliceId = try #require(await alice.session.currentUser?.id)
+            for client in [alice, bob] { await client.catchUp() }
+            await bob.connect()
+            let request = try await alice.contacts.sendRequest(to: bobId, message: "from node one")
+            try await eventually("bob, on the other node, sees the request") {
+                (try? await bob.contacts.book().incoming.map(\.id)) == [request.id]
+            }
+            try await bob.contacts.accept(request.id)
+            await alice.catchUp()
+            #expect(try await alice.contacts.book().friends.map(\.user.id) == [bobId])
+            try await bob.contacts.block(aliceId)
+            let direct = try await alice.conversations.openDirect(withUsername: "bob").id
+            let refused = await #expect(throws: ParleyError.self) {
+                let _: SendMessageResponse = try await alice.session.http(
+                    .sendMessage, body: SendMessageRequest.text("hi", to: direct, clientMsgId: "m1"))
+            }
+            #expect(refused?.code == .blocked)
+            await bob.disconnect()
+            for node in nodes { await node.stop() }
+        }
+
         /// Membership changed on one node reaches sends delivered by another: a member removed
         /// there gets nothing more, and one added there gets the next message (each node keeps
         /// its own member-list cache, keyed by the version every change moves).
