@@ -57,6 +57,16 @@ import Testing
             },
             expected: [.selfRelation: nil, .friend: nil, .stranger: nil, .blocked: noUser, .blocker: noUser]),
         Operation(
+            name: "search by nickname",
+            run: { api, actor, subject in
+                let page: UserSearchPage = try await api.call(
+                    .get, "/v1/users/search?q=\(subject.username)", token: actor.token)
+                guard page.users.contains(where: { $0.id == subject.id }) else {
+                    throw APIFailure(status: 404, error: ParleyError(.userNotFound, "not in the results"))
+                }
+            },
+            expected: [.selfRelation: noUser, .friend: nil, .stranger: nil, .blocked: noUser, .blocker: noUser]),
+        Operation(
             name: "set a remark",
             run: { api, actor, subject in
                 let _: Contact = try await api.call(
