@@ -83,15 +83,20 @@ public struct AnswerFriendRequest: Codable, Hashable, Sendable, StrictDecodable 
     public init(answer: FriendRequestAnswer) { self.answer = answer }
 }
 
-/// `GET /v1/friend-requests`: the pending requests to and from the user, newest first.
+/// `GET /v1/friend-requests`: the open requests to and from the user, newest first.
 public struct FriendRequestList: Codable, Hashable, Sendable {
-    /// At most ``ContactLimits/maxListedIncoming``.
+    /// Pending requests to the user: at most ``ContactLimits/maxListedIncoming``.
     public var incoming: [FriendRequest]
+    /// The user's own open requests (one they ignored shows as pending to them).
     public var outgoing: [FriendRequest]
+    /// Requests to the user they ignored, still open (they may still accept or reject
+    /// them): at most ``ContactLimits/maxListedIncoming``.
+    public var ignored: [FriendRequest]
 
-    public init(incoming: [FriendRequest], outgoing: [FriendRequest]) {
+    public init(incoming: [FriendRequest], outgoing: [FriendRequest], ignored: [FriendRequest] = []) {
         self.incoming = incoming
         self.outgoing = outgoing
+        self.ignored = ignored
     }
 }
 

@@ -59,8 +59,8 @@ extension PostgresStore {
                 "SELECT * FROM friend_requests WHERE id = $1", [.int(id.rawValue)], logger: self.logger
             ).first.map(FriendRequestRecord.init(row:))
             let requester = request?.fromId ?? userId
-            try ContactRules.checkAnswer(
-                request, by: userId, answer, at: now,
+            let changes = try ContactRules.checkAnswer(
+                request, by: userId, answer, at: now, friends: try await self.areFriends(connection, userId, requester),
                 blocked: (
                     requesterBlocked: try await self.hasBlocked(connection, userId, requester),
                     blockedBy: try await self.hasBlocked(connection, requester, userId)
@@ -70,14 +70,17 @@ extension PostgresStore {
                     theirs: try await self.friendCount(connection, requester)
                 ))
             guard var request else { throw ParleyError(.friendRequestNotFound, "No such friend request to you.") }
-            if answer == .accept {
+            if !changes {
+                return try await self.view(connection, request, for: userId, at: now)
+            } else if answer == .accept {
                 try await self.befriend(connection, notes, requester, userId, at: now)
             } else {
+                // Ignoring is the recipient's own business: the sender's view does not move.
                 request.status = answer == .reject ? .rejected : .ignored
-                request.updatedAt = now
+                if answer == .reject { request.updatedAt = now }
                 try await connection.rows(
                     "UPDATE friend_requests SET status = $1, updated_at = $2 WHERE id = $3",
-                    [.text(request.status.rawValue), .int(now), .int(id.rawValue)], logger: self.logger)
+                    [.text(request.status.rawValue), .int(request.updatedAt), .int(id.rawValue)], logger: self.logger)
                 try await self.announce(connection, notes, request, at: now, toSender: answer == .reject)
             }
             return try await self.view(
@@ -88,13 +91,19 @@ extension PostgresStore {
 
     public func friendRequests(of userId: UserID, at now: Int64) async throws -> FriendRequestList {
         try await read { connection in
-            let incoming = try await connection.rows(
-                """
-                SELECT * FROM friend_requests WHERE to_id = $1 AND status = 'pending' AND expires_at > $2
-                ORDER BY updated_at DESC, id DESC LIMIT $3
-                """,
-                [.int(userId.rawValue), .int(now), .int(Int64(ContactLimits.maxListedIncoming))], logger: self.logger
-            ).map(FriendRequestRecord.init(row:))
+            var incoming: [FriendRequestStatus: [FriendRequestRecord]] = [:]
+            for status in [FriendRequestStatus.pending, .ignored] {
+                incoming[status] = try await connection.rows(
+                    """
+                    SELECT * FROM friend_requests WHERE to_id = $1 AND status = $4 AND expires_at > $2
+                    ORDER BY updated_at DESC, id DESC LIMIT $3
+                    """,
+                    [
+                        .int(userId.rawValue), .int(now), .int(Int64(ContactLimits.maxListedIncoming)),
+                        .text(status.rawValue),
+                    ], logger: self.logger
+                ).map(FriendRequestRecord.init(row:))
+            }
             let outgoing = try await connection.rows(
                 """
                 SELECT * FROM friend_requests WHERE from_id = $1 AND status IN ('pending', 'ignored') AND expires_at > $2
@@ -102,8 +111,11 @@ extension PostgresStore {
                 """,
                 [.int(userId.rawValue), .int(now)], logger: self.logger
             ).map(FriendRequestRecord.init(row:))
-            var list = FriendRequestList(incoming: [], outgoing: [])
-            for request in incoming {
+            var list = FriendRequestList(incoming: [], outgoing: [], ignored: [])
+            for request in incoming[.ignored] ?? [] {
+                list.ignored.append(try await self.view(connection, request, for: userId, at: now))
+            }
+            for request in incoming[.pending] ?? [] {
                 list.incoming.append(try await self.view(connection, request, for: userId, at: now))
             }
             for request in outgoing {
@@ -257,11 +269,18 @@ extension PostgresStore {
                 guard var request = try await self.friendRequest(connection, from: from, to: to),
                     request.isOpen(at: now)
                 else { continue }
-                if from == userId { request.status = .ignored } else { request.expiresAt = now }
-                request.updatedAt = now
+                if from == userId {
+                    request.status = .ignored
+                } else {
+                    request.expiresAt = now
+                    request.updatedAt = now
+                }
                 try await connection.rows(
                     "UPDATE friend_requests SET status = $1, expires_at = $2, updated_at = $3 WHERE id = $4",
-                    [.text(request.status.rawValue), .int(request.expiresAt), .int(now), .int(request.id.rawValue)],
+                    [
+                        .text(request.status.rawValue), .int(request.expiresAt), .int(request.updatedAt),
+                        .int(request.id.rawValue),
+                    ],
                     logger: self.logger)
                 let view = try await self.view(connection, request, for: blocker, at: now)
                 try await self.announce(
@@ -301,10 +320,18 @@ extension PostgresStore {
         }
     }
 
-    public func blockExists(between one: UserID, and other: UserID) async throws -> Bool {
-        try await read { connection in
-            if try await self.hasBlocked(connection, one, other) { return true }
-            return try await self.hasBlocked(connection, other, one)
+    public func blocked(between user: UserID, and others: [UserID]) async throws -> Set<UserID> {
+        guard !others.isEmpty else { return [] }
+        let list = (2...others.count + 1).map { "$\($0)" }.joined(separator: ", ")
+        return try await read { connection in
+            Set(
+                try await connection.rows(
+                    """
+                    SELECT blocked_id AS other FROM blocks WHERE blocker_id = $1 AND blocked_id IN (\(list))
+                    UNION SELECT blocker_id FROM blocks WHERE blocked_id = $1 AND blocker_id IN (\(list))
+                    """,
+                    [.int(user.rawValue)] + others.map { .int($0.rawValue) }, logger: self.logger
+                ).map { UserID(try $0.int("other")) })
         }
     }
 

@@ -37,6 +37,12 @@ extension PostgresStore {
                 actor: members.first { $0.userId == userId },
                 senderRole: members.first { $0.userId == message.senderId }?.role)
             let updated = try MessageRules.decide(change, in: state, by: userId, windows: windows, at: now)
+            // An edit in a direct conversation is a new text to the peer, as a send is.
+            if case .edit = change, state.conversationKind == .direct,
+                let peer = members.first(where: { $0.userId != userId })?.userId
+            {
+                try await self.checkCanMessage(connection, from: userId, to: peer)
+            }
             try await connection.rows(
                 "UPDATE messages SET kind = $1, content = $2, quote = $3, forwarded = $4, edited_at = $5 WHERE id = $6",
                 [

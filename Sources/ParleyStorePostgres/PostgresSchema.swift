@@ -220,6 +220,7 @@ enum PostgresSchema {
                     created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, expires_at BIGINT NOT NULL,
                     UNIQUE (from_id, to_id))
                 """,
+                "CREATE INDEX contacts_by_friend ON contacts (friend_id)",
                 "CREATE INDEX friend_requests_to ON friend_requests (to_id, updated_at)",
                 """
                 CREATE TABLE blocks (
@@ -237,6 +238,7 @@ enum PostgresSchema {
                     group_id BIGINT NOT NULL REFERENCES friend_groups(id) ON DELETE CASCADE,
                     friend_id BIGINT NOT NULL REFERENCES users(id), PRIMARY KEY (group_id, friend_id))
                 """,
+                "CREATE INDEX friend_group_members_by_friend ON friend_group_members (friend_id)",
             ]
         ),
     ]

@@ -52,22 +52,25 @@ extension SQLiteStore {
                 db, sql: "SELECT * FROM friend_requests WHERE id = ?", arguments: [id.rawValue]
             ).map(FriendRequestRecord.init(row:))
             let requester = request?.fromId ?? userId
-            try ContactRules.checkAnswer(
-                request, by: userId, answer, at: now,
+            let changes = try ContactRules.checkAnswer(
+                request, by: userId, answer, at: now, friends: try Self.areFriends(db, userId, requester),
                 blocked: (
                     requesterBlocked: try Self.hasBlocked(db, userId, requester),
                     blockedBy: try Self.hasBlocked(db, requester, userId)
                 ),
                 friendCounts: (mine: try Self.friendCount(db, userId), theirs: try Self.friendCount(db, requester)))
             guard var request else { throw ParleyError(.friendRequestNotFound, "No such friend request to you.") }
-            if answer == .accept {
+            if !changes {
+                return try Self.view(db, request, for: userId, at: now)
+            } else if answer == .accept {
                 try self.befriend(db, requester, userId, at: now)
             } else {
+                // Ignoring is the recipient's own business: the sender's view does not move.
                 request.status = answer == .reject ? .rejected : .ignored
-                request.updatedAt = now
+                if answer == .reject { request.updatedAt = now }
                 try db.execute(
                     sql: "UPDATE friend_requests SET status = ?, updated_at = ? WHERE id = ?",
-                    arguments: [request.status.rawValue, now, id.rawValue])
+                    arguments: [request.status.rawValue, request.updatedAt, id.rawValue])
                 try self.announce(db, request, at: now, toSender: answer == .reject)
             }
             return try Self.view(db, try Self.friendRequest(db, from: requester, to: userId)!, for: userId, at: now)
@@ -76,14 +79,16 @@ extension SQLiteStore {
 
     public func friendRequests(of userId: UserID, at now: Int64) async throws -> FriendRequestList {
         try await pool.read { db in
-            let incoming = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT * FROM friend_requests WHERE to_id = ? AND status = 'pending' AND expires_at > ?
-                    ORDER BY updated_at DESC, id DESC LIMIT ?
-                    """,
-                arguments: [userId.rawValue, now, ContactLimits.maxListedIncoming]
-            ).map(FriendRequestRecord.init(row:))
+            func incoming(_ status: FriendRequestStatus) throws -> [FriendRequestRecord] {
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT * FROM friend_requests WHERE to_id = ? AND status = ? AND expires_at > ?
+                        ORDER BY updated_at DESC, id DESC LIMIT ?
+                        """,
+                    arguments: [userId.rawValue, status.rawValue, now, ContactLimits.maxListedIncoming]
+                ).map(FriendRequestRecord.init(row:))
+            }
             let outgoing = try Row.fetchAll(
                 db,
                 sql: """
@@ -94,8 +99,9 @@ extension SQLiteStore {
                 arguments: [userId.rawValue, now]
             ).map(FriendRequestRecord.init(row:))
             return FriendRequestList(
-                incoming: try incoming.map { try Self.view(db, $0, for: userId, at: now) },
-                outgoing: try outgoing.map { try Self.view(db, $0, for: userId, at: now) })
+                incoming: try incoming(.pending).map { try Self.view(db, $0, for: userId, at: now) },
+                outgoing: try outgoing.map { try Self.view(db, $0, for: userId, at: now) },
+                ignored: try incoming(.ignored).map { try Self.view(db, $0, for: userId, at: now) })
         }
     }
 
@@ -240,11 +246,15 @@ extension SQLiteStore {
                 guard var request = try Self.friendRequest(db, from: from, to: to), request.isOpen(at: now) else {
                     continue
                 }
-                if from == userId { request.status = .ignored } else { request.expiresAt = now }
-                request.updatedAt = now
+                if from == userId {
+                    request.status = .ignored
+                } else {
+                    request.expiresAt = now
+                    request.updatedAt = now
+                }
                 try db.execute(
                     sql: "UPDATE friend_requests SET status = ?, expires_at = ?, updated_at = ? WHERE id = ?",
-                    arguments: [request.status.rawValue, request.expiresAt, now, request.id.rawValue])
+                    arguments: [request.status.rawValue, request.expiresAt, request.updatedAt, request.id.rawValue])
                 try self.announce(
                     db,
                     [
@@ -287,9 +297,20 @@ extension SQLiteStore {
         }
     }
 
-    public func blockExists(between one: UserID, and other: UserID) async throws -> Bool {
-        try await pool.read { db in
-            try Self.hasBlocked(db, one, other) || Self.hasBlocked(db, other, one)
+    public func blocked(between user: UserID, and others: [UserID]) async throws -> Set<UserID> {
+        guard !others.isEmpty else { return [] }
+        let list = Array(repeating: "?", count: others.count).joined(separator: ", ")
+        return try await pool.read { db in
+            Set(
+                try Int64.fetchAll(
+                    db,
+                    sql: """
+                        SELECT blocked_id FROM blocks WHERE blocker_id = ? AND blocked_id IN (\(list))
+                        UNION SELECT blocker_id FROM blocks WHERE blocked_id = ? AND blocker_id IN (\(list))
+                        """,
+                    arguments: StatementArguments(
+                        [user.rawValue] + others.map(\.rawValue) + [user.rawValue] + others.map(\.rawValue))
+                ).map { UserID($0) })
         }
     }
 

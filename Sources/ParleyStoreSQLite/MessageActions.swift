@@ -34,6 +34,12 @@ extension SQLiteStore {
                 actor: members.first { $0.userId == userId },
                 senderRole: members.first { $0.userId == message.senderId }?.role)
             let updated = try MessageRules.decide(change, in: state, by: userId, windows: windows, at: now)
+            // An edit in a direct conversation is a new text to the peer, as a send is.
+            if case .edit = change, state.conversationKind == .direct,
+                let peer = members.first(where: { $0.userId != userId })?.userId
+            {
+                try self.checkCanMessage(db, from: userId, to: peer)
+            }
             try db.execute(
                 sql: "UPDATE messages SET kind = ?, content = ?, quote = ?, forwarded = ?, edited_at = ? WHERE id = ?",
                 arguments: [

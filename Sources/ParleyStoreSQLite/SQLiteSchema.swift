@@ -248,6 +248,7 @@ enum SQLiteSchema {
                         expires_at INTEGER NOT NULL,
                         UNIQUE (from_id, to_id)
                     );
+                    CREATE INDEX contacts_by_friend ON contacts (friend_id);
                     CREATE INDEX friend_requests_to ON friend_requests (to_id, updated_at);
                     CREATE TABLE blocks (
                         blocker_id INTEGER NOT NULL REFERENCES users(id),
@@ -268,6 +269,7 @@ enum SQLiteSchema {
                         friend_id INTEGER NOT NULL REFERENCES users(id),
                         PRIMARY KEY (group_id, friend_id)
                     ) WITHOUT ROWID;
+                    CREATE INDEX friend_group_members_by_friend ON friend_group_members (friend_id);
                     """)
         }
         return migrator

@@ -35,6 +35,10 @@ struct Friends: AsyncParsableCommand {
         for request in book.incoming {
             lines.append("  #\(request.id) from \(request.from.title)" + quoted(request.message))
         }
+        if !book.ignored.isEmpty { lines.append("Requests you ignored (you may still answer them):") }
+        for request in book.ignored {
+            lines.append("  #\(request.id) from \(request.from.title)" + quoted(request.message))
+        }
         if !book.outgoing.isEmpty { lines.append("Your requests waiting for an answer:") }
         for request in book.outgoing {
             lines.append("  #\(request.id) to \(request.to.title)" + quoted(request.message))
@@ -152,7 +156,7 @@ struct Friend: AsyncParsableCommand {
             let book = try await client.contacts.refresh()
             let number = Int64(reference.hasPrefix("#") ? String(reference.dropFirst()) : reference)
             guard
-                let request = book.incoming.first(where: {
+                let request = (book.incoming + book.ignored).first(where: {
                     $0.id.rawValue == number || $0.from.username.lowercased() == reference.lowercased()
                 })
             else { throw CLIError("No friend request \(reference) is waiting for your answer (see parley friends).") }

@@ -64,6 +64,15 @@ extension LiveServerSuites {
             let ungrouped = try await laptop.contacts.book()
             #expect(ungrouped.groups.isEmpty && ungrouped.friends.first?.groups == [], "\(ungrouped)")
 
+            // A device that only connects fetches the book after its first (snapshot) sync.
+            let tablet = try makeClient(server.url, device: "tablet")
+            try await tablet.session.login("alice", password: "Passw0rd!")
+            await tablet.connect()
+            try await eventually("the tablet's book is fetched") {
+                (try? await tablet.contacts.book().friends.map(\.displayName)) == ["Bobby"]
+            }
+            await tablet.disconnect()
+
             // Live: bob's new nickname reaches alice's book while she is connected.
             await alice.connect()
             let updates = try await alice.contacts.updates()

@@ -70,6 +70,8 @@ import Testing
             let request = try await api.request(alice, befriends: bob)
             let aliceBefore: SyncResponse = try await api.call(.get, "/v1/sync", token: alice.token)
             #expect(try await api.answer(request.id, .reject, by: bob).status == .rejected)
+            #expect(
+                try await api.answer(request.id, .reject, by: bob).status == .rejected, "a retried answer is a no-op")
             let told = try await api.events(of: alice, since: aliceBefore.cursor)
             guard case .friendRequestUpdated(let rejected) = told.first?.body, told.count == 1 else {
                 Issue.record("alice was not told once: \(told)")
@@ -80,12 +82,16 @@ import Testing
             let renewed = try await api.request(alice, befriends: bob, "please")
             #expect(renewed.status == .pending && renewed.id == request.id, "asking again after a refusal is allowed")
             let afterRenewal: SyncResponse = try await api.call(.get, "/v1/sync", token: alice.token)
+            let beforeIgnoring: FriendRequestList = try await api.call(
+                .get, "/v1/friend-requests", token: alice.token)
+            clock.advance(1_000)
             #expect(try await api.answer(request.id, .ignore, by: bob).status == .ignored)
             #expect(try await api.events(of: alice, since: afterRenewal.cursor).isEmpty, "ignoring tells nobody")
             let bobInbox: FriendRequestList = try await api.call(.get, "/v1/friend-requests", token: bob.token)
             #expect(bobInbox.incoming.isEmpty, "an ignored request leaves the inbox")
+            #expect(bobInbox.ignored.map(\.id) == [request.id], "and waits among the ignored ones")
             let aliceView: FriendRequestList = try await api.call(.get, "/v1/friend-requests", token: alice.token)
-            #expect(aliceView.outgoing.map(\.status) == [.pending], "the sender still sees it waiting")
+            #expect(aliceView.outgoing == beforeIgnoring.outgoing, "the sender's view does not move at all")
             #expect(try await api.answer(request.id, .accept, by: bob).status == .accepted, "it can still be accepted")
 
             let carol = try await api.signUp("carol")
@@ -177,6 +183,58 @@ import Testing
             #expect(try await api.contacts(of: bob).isEmpty, "unblocking does not restore the friendship")
             let emptied: BlockList = try await api.call(.get, "/v1/blocks", token: bob.token)
             #expect(emptied.blocked.isEmpty)
+        }
+    }
+
+    @Test func aBlockSetsOpenRequestsAsideAndNoEditGroupOrTypingGetsAroundIt() async throws {
+        try await withServer { api in
+            let alice = try await api.signUp("alice")
+            let bob = try await api.signUp("bob")
+            let carol = try await api.signUp("carol")
+            let direct: ConversationDetail = try await api.call(
+                .post, "/v1/conversations/direct", OpenDirectRequest(userId: bob.id), token: alice.token)
+            let first = try await api.sendText("before", to: direct.conversation.id, as: alice, clientMsgId: "m1")
+            let hers = try await api.request(alice, befriends: bob)
+            let his = try await api.request(bob, befriends: carol)
+            let team = try await api.createGroup("Team", by: alice, with: [carol])
+            let _: BlockedUser = try await api.call(.put, "/v1/blocks/\(alice.id)", token: bob.token)
+            let _: BlockedUser = try await api.call(.put, "/v1/blocks/\(carol.id)", token: bob.token)
+
+            let bobs: FriendRequestList = try await api.call(.get, "/v1/friend-requests", token: bob.token)
+            #expect(bobs.incoming.isEmpty && bobs.ignored.map(\.id) == [hers.id], "her request is set aside")
+            #expect(bobs.outgoing.isEmpty, "his own request lapsed")
+            let carols: FriendRequestList = try await api.call(.get, "/v1/friend-requests", token: carol.token)
+            #expect(carols.incoming.isEmpty, "carol no longer has his request to answer: \(his.id)")
+            let alices: FriendRequestList = try await api.call(.get, "/v1/friend-requests", token: alice.token)
+            #expect(alices.outgoing.map(\.status) == [.pending], "the blocked user is not told")
+            let underBlock = try await api.failure(
+                .post, "/v1/friend-requests/\(hers.id)", AnswerFriendRequest(answer: .accept), bob)
+            #expect(underBlock.status == 403 && underBlock.error.code == .blocked)
+
+            let retried = try await api.sendText("before", to: direct.conversation.id, as: alice, clientMsgId: "m1")
+            #expect(retried.duplicate && retried.message.id == first.message.id, "a retry still gets the original")
+            let edited = try await api.failure(
+                .patch, "/v1/messages/\(first.message.id)", EditMessageRequest(text: "changed"), alice)
+            #expect(edited.status == 403 && edited.error.code == .blocked, "an edit is a new text to him")
+            let grouped = try await api.failure(
+                .post, "/v1/conversations", CreateGroupRequest(name: "Trap", memberIds: [bob.id]), alice)
+            #expect(grouped.status == 403 && grouped.error.code == .blocked, "a new group is no way around a block")
+            let added = try await api.failure(
+                .post, "/v1/conversations/\(team)/members", AddMembersRequest(userIds: [bob.id]), alice)
+            #expect(added.error.code == .blocked, "nor is adding him to one")
+            let socket = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
+            let typing = try await socket.request(
+                .typing, TypingRequest(conversationId: direct.conversation.id, typing: true))
+            #expect(typing.type == "error" && typing.text.contains("blocked"), "\(typing.text)")
+            await socket.close()
+            #expect(try await api.fullHistory(of: direct.conversation.id, as: bob).map(\.id) == [first.message.id])
+
+            let _: EmptyBody = try await api.call(.delete, "/v1/blocks/\(alice.id)", token: bob.token)
+            #expect(
+                try await api.answer(hers.id, .accept, by: bob).status == .accepted,
+                "after unblocking it is his to accept")
+            #expect(
+                try await api.answer(hers.id, .accept, by: bob).status == .accepted, "and accepting again is a no-op")
         }
     }
 
@@ -354,6 +412,9 @@ import Testing
             let _: BlockedUser = try await api.call(.put, "/v1/blocks/\(u["gina"]!.id)", token: u["alice"]!.token)
             let _: PrivacySettings = try await api.call(
                 .patch, "/v1/me/privacy", UpdatePrivacyRequest(addMe: .nobody), token: u["hank"]!.token)
+            let jay = try await api.signUp("jay")
+            try await api.befriend(u["bob"]!, jay)
+            let _: BlockedUser = try await api.call(.put, "/v1/blocks/\(u["alice"]!.id)", token: jay.token)
             let ivy = try await api.signUp("ivy")
             try await api.befriend(u["bob"]!, ivy)
             let _: PrivacySettings = try await api.call(

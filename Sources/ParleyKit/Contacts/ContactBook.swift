@@ -15,13 +15,16 @@ public struct ContactBook: Equatable, Sendable {
     public var incoming: [FriendRequest]
     /// The user's own requests still waiting, newest first.
     public var outgoing: [FriendRequest]
+    /// Requests to the user they ignored, still open (they may still answer them), newest first.
+    public var ignored: [FriendRequest]
     /// Blocked users, most recent first.
     public var blocked: [BlockedUser]
 
     public init(
         friends: [Contact], groups: [FriendGroup], incoming: [FriendRequest], outgoing: [FriendRequest],
-        blocked: [BlockedUser]
+        ignored: [FriendRequest], blocked: [BlockedUser]
     ) {
+        self.ignored = ignored
         self.friends = friends
         self.groups = groups
         self.incoming = incoming
@@ -42,6 +45,7 @@ public struct ContactBook: Equatable, Sendable {
             }, groups: groups,
             incoming: open.filter { $0.to.id == me && $0.status == .pending },
             outgoing: open.filter { $0.from.id == me && $0.status == .pending },
+            ignored: open.filter { $0.to.id == me && $0.status == .ignored },
             blocked: blocked.sorted { ($0.since, $0.user.id) > ($1.since, $1.user.id) })
     }
 

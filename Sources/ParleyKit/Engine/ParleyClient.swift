@@ -89,7 +89,7 @@ public actor ParleyClient {
 
     /// Goes online: connects, and after every (re)connection catches up (``catchUp()``).
     public func connect() async {
-        let (sync, sendQueue, typing) = (self.sync, self.sendQueue, self.typing)
+        let (sync, typing) = (self.sync, self.typing)
         await connection.setHandlers(
             onPush: { [weak sync, weak typing] frame in
                 // Signals go to their feature; everything stored goes to the sync engine.
@@ -99,10 +99,7 @@ public actor ParleyClient {
                     await sync?.handlePush(frame)
                 }
             },
-            onConnected: { [weak sync, weak sendQueue] in
-                await sync?.resync()
-                await sendQueue?.flush()
-            })
+            onConnected: { [weak self] in await self?.catchUp() })
         await connection.start()
         startMaintenance()
     }

@@ -61,15 +61,26 @@ public struct Contacts: Sendable {
         store.observeContactBook(of: try await me(), now: { Self.now() })
     }
 
-    /// Fetches friends, open requests and blocks from the server and replaces what is held.
+    /// Fetches friends, friend groups, open requests and blocks from the server and replaces
+    /// what is held. A contact event that arrives while the four lists are fetched may be
+    /// missing from them, so the fetch starts again then (three times at most, then
+    /// `unavailable`).
     @discardableResult
     public func refresh() async throws -> ContactBook {
-        let contacts: ContactList = try await session.http(.listContacts)
-        let groups: FriendGroupList = try await session.http(.listFriendGroups)
-        let requests: FriendRequestList = try await session.http(.listFriendRequests)
-        let blocks: BlockList = try await session.http(.listBlocks)
-        try store.replaceContacts(contacts.contacts, groups: groups.groups, requests: requests, blocked: blocks.blocked)
-        return try await book()
+        for _ in 0..<3 {
+            let mark = try store.contactEventMark()
+            let contacts: ContactList = try await session.http(.listContacts)
+            let groups: FriendGroupList = try await session.http(.listFriendGroups)
+            let requests: FriendRequestList = try await session.http(.listFriendRequests)
+            let blocks: BlockList = try await session.http(.listBlocks)
+            if try store.replaceContacts(
+                contacts.contacts, groups: groups.groups, requests: requests, blocked: blocks.blocked,
+                unchangedSince: mark)
+            {
+                return try await book()
+            }
+        }
+        throw ParleyError(.unavailable, "The contacts kept changing while they were fetched; try again.")
     }
 
     /// ``refresh()``, unless the book was fetched since the last snapshot sync; the client

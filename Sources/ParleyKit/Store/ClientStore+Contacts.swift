@@ -3,19 +3,38 @@ import GRDB
 import ParleyCore
 
 extension ClientStore {
-    /// Replaces the friends, friend groups, open requests and blocks held with the server's lists.
+    /// Which contact event was applied last (nil: none yet): a mark to give
+    /// ``replaceContacts(_:groups:requests:blocked:unchangedSince:)``.
+    package func contactEventMark() throws -> String? { try value(Self.contactEventSeqKey) }
+
+    /// Replaces the friends, friend groups, open requests and blocks held with the server's
+    /// lists, unless a contact event was applied since `mark` was read (the lists may predate
+    /// it, and replacing would lose it): then nothing changes and the answer is false.
     package func replaceContacts(
-        _ contacts: [Contact], groups: [FriendGroup], requests: FriendRequestList, blocked: [BlockedUser]
-    ) throws {
+        _ contacts: [Contact], groups: [FriendGroup], requests: FriendRequestList, blocked: [BlockedUser],
+        unchangedSince mark: String?
+    ) throws -> Bool {
         try writer.write { db in
+            guard
+                try String.fetchOne(
+                    db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.contactEventSeqKey]) == mark
+            else { return false }
             try db.execute(
                 sql: "DELETE FROM contacts; DELETE FROM friend_groups; DELETE FROM friend_requests; DELETE FROM blocks")
             for contact in contacts { try Self.saveContact(db, contact) }
             for group in groups { try Self.saveFriendGroup(db, group) }
-            for request in requests.incoming + requests.outgoing { try Self.saveFriendRequest(db, request) }
+            for request in requests.incoming + requests.outgoing + requests.ignored {
+                try Self.saveFriendRequest(db, request)
+            }
             for block in blocked { try Self.saveBlock(db, block) }
             try Self.setValue(db, "1", for: Self.contactsKnownKey)
+            return true
         }
+    }
+
+    /// Notes that contact event `seq` was applied (see ``contactEventMark()``).
+    static func noteContactEvent(_ db: Database, seq: Int64) throws {
+        try setValue(db, String(seq), for: contactEventSeqKey)
     }
 
     /// Whether the contact book was fetched whole since the last snapshot sync (events keep

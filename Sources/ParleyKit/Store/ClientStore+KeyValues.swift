@@ -10,6 +10,9 @@ extension ClientStore {
     static let syncedEventSeqKey = "sync.eventSeq"
     /// Set once the contact book was fetched whole; a snapshot sync clears it.
     static let contactsKnownKey = "contacts.known"
+    /// The seq of the last contact event applied, so a whole fetch can tell whether one came
+    /// in while it ran.
+    static let contactEventSeqKey = "contacts.eventSeq"
 
     /// A value kept under a key (session tokens, the sync cursor, the user id).
     public func value(_ key: String) throws -> String? {

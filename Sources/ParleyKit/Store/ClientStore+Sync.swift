@@ -85,18 +85,25 @@ extension ClientStore {
             try applySettings(db, updated, seq: event.seq)
             return try hideCleared(db, updated.conversationId)
         case .friendRequestUpdated(let updated):
+            try noteContactEvent(db, seq: event.seq)
             try saveFriendRequest(db, updated.request)
         case .contactUpdated(let updated):
+            try noteContactEvent(db, seq: event.seq)
             try saveContact(db, updated.contact)
         case .contactRemoved(let removed):
+            try noteContactEvent(db, seq: event.seq)
             try removeContact(db, removed.userId)
         case .blockAdded(let added):
+            try noteContactEvent(db, seq: event.seq)
             try saveBlock(db, added.blocked)
         case .blockRemoved(let removed):
+            try noteContactEvent(db, seq: event.seq)
             try removeBlock(db, removed.userId)
         case .friendGroupUpdated(let updated):
+            try noteContactEvent(db, seq: event.seq)
             try saveFriendGroup(db, updated.group)
         case .friendGroupRemoved(let removed):
+            try noteContactEvent(db, seq: event.seq)
             try removeFriendGroup(db, removed.groupId)
         case .unknown:
             break

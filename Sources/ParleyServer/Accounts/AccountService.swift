@@ -153,7 +153,7 @@ public struct AccountService: Sendable {
             throw ParleyError(.userNotFound, missing)
         }
         // Someone blocked either way is not found either.
-        if user.id != identity.userId, try await store.blockExists(between: identity.userId, and: user.id) {
+        if user.id != identity.userId, !(try await store.blocked(between: identity.userId, and: [user.id])).isEmpty {
             throw ParleyError(.userNotFound, missing)
         }
         return user.user

@@ -19,6 +19,12 @@ struct TypingService: Sendable {
                 dissolvedAt: detail.conversation.group?.dissolvedAt, in: conversationId, at: clock.now())
         }
         let members = detail.members.map(\.userId)
+        // Nobody types to someone who blocked them, or whom they blocked.
+        if typing, detail.conversation.kind == .direct, let peer = detail.conversation.peerId,
+            !(try await store.blocked(between: identity.userId, and: [peer])).isEmpty
+        {
+            throw ParleyError(.blocked, "Typing is not shown between users who blocked one another.")
+        }
         guard limiter.admit(typing, from: identity.userId, in: conversationId) else { return }
         let notice = TypingNotice(
             conversationId: conversationId, userId: identity.userId, typing: typing,

@@ -76,22 +76,38 @@ public enum ContactRules {
     }
 
     /// Checks that the recipient may answer `request`: it is theirs, still open, and
-    /// accepting it breaks no block or limit.
+    /// accepting it breaks no block or limit. Answers false for an answer given already (a
+    /// retry: accepted and still friends, or rejected), which changes nothing.
     public static func checkAnswer(
         _ request: FriendRequestRecord?, by userId: UserID, _ answer: FriendRequestAnswer, at now: Int64,
-        blocked: (requesterBlocked: Bool, blockedBy: Bool), friendCounts: (mine: Int, theirs: Int)
-    ) throws {
+        friends: Bool, blocked: (requesterBlocked: Bool, blockedBy: Bool), friendCounts: (mine: Int, theirs: Int)
+    ) throws -> Bool {
         guard let request, request.toId == userId else {
             throw ParleyError(.friendRequestNotFound, "No such friend request to you.")
+        }
+        if (answer == .accept && request.status == .accepted && friends)
+            || (answer == .reject && request.status == .rejected)
+        {
+            return false
         }
         guard request.isOpen(at: now) else {
             throw ParleyError(
                 .friendRequestClosed,
                 "This friend request is \(request.status(for: userId, at: now)); it can no longer be answered.")
         }
-        guard answer == .accept else { return }
+        guard answer == .accept else { return true }
         try checkNoBlock(requesterBlocked: blocked.requesterBlocked, blockedBy: blocked.blockedBy)
         try checkRoom(requesterFriends: friendCounts.mine, otherFriends: friendCounts.theirs)
+        return true
+    }
+
+    /// Checks that nobody of `blocked` (those a block separates from the actor) is added to a
+    /// group by them: a group is no way around a block.
+    public static func checkCanAdd(blocked: Set<UserID>) throws {
+        if let first = blocked.min() {
+            throw ParleyError(
+                .blocked, "User \(first) cannot be added to a group by you: one of you blocked the other.")
+        }
     }
 
     /// Checks that `sender` may send a direct message to a peer, from what is stored of them.

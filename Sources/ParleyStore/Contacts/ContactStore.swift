@@ -13,8 +13,8 @@ public protocol ContactStore: Sendable {
     /// The recipient accepts, rejects or ignores request `id` (``ContactRules/checkAnswer(_:by:_:at:)``).
     func answerFriendRequest(_ id: FriendRequestID, by userId: UserID, _ answer: FriendRequestAnswer, at now: Int64)
         async throws -> FriendRequest
-    /// The open requests to (newest ``ContactLimits/maxListedIncoming``, ignored ones left out)
-    /// and from the user, newest first.
+    /// The open requests to the user (pending and ignored apart, the newest
+    /// ``ContactLimits/maxListedIncoming`` of each) and from them, newest first.
     func friendRequests(of userId: UserID, at now: Int64) async throws -> FriendRequestList
     /// The user's friends by id, or only those in friend group `group` (theirs, else
     /// `friend_group_not_found`).
@@ -50,6 +50,6 @@ public protocol ContactStore: Sendable {
     func unblock(_ userId: UserID, by blocker: UserID, at now: Int64) async throws
     /// Everyone `userId` blocked, most recent first.
     func blockedUsers(of userId: UserID) async throws -> [BlockedUser]
-    /// Whether either user blocked the other.
-    func blockExists(between one: UserID, and other: UserID) async throws -> Bool
+    /// Those of `others` who blocked `user` or whom `user` blocked.
+    func blocked(between user: UserID, and others: [UserID]) async throws -> Set<UserID>
 }
