@@ -1,8 +1,29 @@
 import Foundation
+import GRDB
 import ParleyCore
 import ParleyKit
 import ParleyTesting
+import Synchronization
 import Testing
+
+/// Collects the snapshots of a contact book's live updates.
+final class BookLog: Sendable {
+    private let entries = Mutex<[ContactBook]>([])
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(_ updates: AsyncValueObservation<ContactBook>) {
+        task.withLock {
+            $0 = Task {
+                do {
+                    for try await book in updates { self.entries.withLock { $0.append(book) } }
+                } catch {}
+            }
+        }
+    }
+
+    var latest: ContactBook? { entries.withLock { $0.last } }
+    func stop() { task.withLock { $0?.cancel() } }
+}
 
 extension LiveServerSuites {
     /// `client.contacts` against a real server: requests, friends, remarks and blocks reach
@@ -75,12 +96,13 @@ extension LiveServerSuites {
 
             // Live: bob's new nickname reaches alice's book while she is connected.
             await alice.connect()
-            let updates = try await alice.contacts.updates()
+            let seen = BookLog(try await alice.contacts.updates())
             try await bob.profile.update(ProfileUpdate(nickname: "Robert"))
-            for try await book in updates where book.friends.first?.user.nickname == "Robert" {
-                #expect(book.friends.first?.displayName == "Bobby", "her remark stays")
-                break
+            try await eventually("the live book shows bob's new nickname") {
+                seen.latest?.friends.first?.user.nickname == "Robert"
             }
+            #expect(seen.latest?.friends.first?.displayName == "Bobby", "her remark stays")
+            seen.stop()
 
             let blocked = try await bob.contacts.block(aliceId)
             #expect(blocked.user.id == aliceId)
