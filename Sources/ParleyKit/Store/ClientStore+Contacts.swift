@@ -46,13 +46,7 @@ extension ClientStore {
     package func saveFriendRequest(_ request: FriendRequest) throws {
         try writer.write { try Self.saveFriendRequest($0, request) }
     }
-    /// Records a block; a blocked user is no longer a friend.
-    package func saveBlock(_ block: BlockedUser) throws {
-        try writer.write { db in
-            try Self.saveBlock(db, block)
-            try Self.removeContact(db, block.user.id)
-        }
-    }
+    package func saveBlock(_ block: BlockedUser) throws { try writer.write { try Self.saveBlock($0, block) } }
     package func removeBlock(_ userId: UserID) throws { try writer.write { try Self.removeBlock($0, userId) } }
     package func saveFriendGroup(_ group: FriendGroup) throws {
         try writer.write { try Self.saveFriendGroup($0, group) }
@@ -115,7 +109,9 @@ extension ClientStore {
             arguments: [request.id.rawValue, try JSONText.encode(request)])
     }
 
+    /// Records a block; a blocked user is no longer a friend.
     static func saveBlock(_ db: Database, _ block: BlockedUser) throws {
+        try removeContact(db, block.user.id)
         try saveUser(db, block.user)
         try db.execute(
             sql: "INSERT OR REPLACE INTO blocks (user_id, since) VALUES (?, ?)",
