@@ -180,13 +180,19 @@ struct Block: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Block someone: they can no longer message you, ask to be your friend or find you.")
     @OptionGroup var options: ClientOptions
-    @Argument(help: "Their username.") var username: String
+    @Argument(help: "Their username, or their user id (someone who blocked you cannot be found by username).")
+    var user: String
 
     func run() async throws {
         try await userFacing(options) {
             let client = try await options.signedInClient()
-            let user = try await client.conversations.user(named: username)
-            let blocked = try await client.contacts.block(user.id)
+            let id: UserID
+            if let number = Int64(user) {
+                id = UserID(number)
+            } else {
+                id = try await client.conversations.user(named: user).id
+            }
+            let blocked = try await client.contacts.block(id)
             print("Blocked \(blocked.user.title).")
         }
     }

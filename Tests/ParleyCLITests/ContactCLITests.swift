@@ -43,6 +43,12 @@ extension CLITests {
         #expect(
             refused.status != 0 && refused.errors.contains("No user is called 'bob'."),
             "bob cannot be found by someone he blocked: \(refused)")
+        let back = try await alice.run(["block", "bob"])
+        #expect(back.status != 0 && back.errors.contains("No user is called 'bob'."), "\(back)")
+        let bobProfile = try await bob.succeed(["profile"])
+        let bobId = try #require(bobProfile.split(separator: ", id ").last?.prefix { $0.isNumber })
+        #expect(try await alice.succeed(["block", String(bobId)]).hasPrefix("Blocked bob (@bob"), "by id it works")
+        _ = try await alice.succeed(["unblock", "bob"])
         #expect(try await bob.succeed(["unblock", "alice"]).hasPrefix("Unblocked alice (@alice"))
         let notBlocked = try await bob.run(["unblock", "alice"])
         #expect(notBlocked.status != 0 && notBlocked.errors.contains("You have not blocked alice."))
