@@ -358,16 +358,7 @@ extension PostgresStore {
     func announceProfile(_ connection: PostgresConnection, _ notes: Notifications, of user: User, at now: Int64)
         async throws
     {
-        var groups: [UserID: [FriendGroupID]] = [:]
-        for row in try await connection.rows(
-            """
-            SELECT g.owner_id, m.group_id FROM friend_group_members m JOIN friend_groups g ON g.id = m.group_id
-            WHERE m.friend_id = $1 ORDER BY m.group_id
-            """,
-            [.int(user.id.rawValue)], logger: logger)
-        {
-            groups[UserID(try row.int("owner_id")), default: []].append(FriendGroupID(try row.int("group_id")))
-        }
+        let groups = try await memberships(connection, fixing: "m.friend_id", keyedBy: "g.owner_id", user.id)
         let rows = try await connection.rows(
             "SELECT owner_id, remark, created_at FROM contacts WHERE friend_id = $1", [.int(user.id.rawValue)],
             logger: logger)
@@ -483,19 +474,26 @@ extension PostgresStore {
         return try Contact(row: row, groups: try await memberships(connection, of: owner))
     }
 
-    /// The friend groups of `owner` each of their friends is in.
+    /// The friend groups of `owner` each of their friends is in, by friend.
     private func memberships(_ connection: PostgresConnection, of owner: UserID) async throws
         -> [UserID: [FriendGroupID]]
+    {
+        try await memberships(connection, fixing: "g.owner_id", keyedBy: "m.friend_id", owner)
+    }
+
+    /// Friend-group ids of the memberships whose `column` is `id`, by `key` (the other side).
+    private func memberships(_ connection: PostgresConnection, fixing column: String, keyedBy key: String, _ id: UserID)
+        async throws -> [UserID: [FriendGroupID]]
     {
         var groups: [UserID: [FriendGroupID]] = [:]
         for row in try await connection.rows(
             """
-            SELECT m.friend_id, m.group_id FROM friend_group_members m JOIN friend_groups g ON g.id = m.group_id
-            WHERE g.owner_id = $1 ORDER BY m.group_id
+            SELECT \(key) AS user_id, m.group_id FROM friend_group_members m
+            JOIN friend_groups g ON g.id = m.group_id WHERE \(column) = $1 ORDER BY m.group_id
             """,
-            [.int(owner.rawValue)], logger: logger)
+            [.int(id.rawValue)], logger: logger)
         {
-            groups[UserID(try row.int("friend_id")), default: []].append(FriendGroupID(try row.int("group_id")))
+            groups[UserID(try row.int("user_id")), default: []].append(FriendGroupID(try row.int("group_id")))
         }
         return groups
     }

@@ -335,17 +335,7 @@ extension SQLiteStore {
 
     /// Announces `contact.updated` with `user`'s new profile to everyone who has them as a friend.
     func announceProfile(_ db: Database, of user: User, at now: Int64) throws {
-        var groups: [UserID: [FriendGroupID]] = [:]
-        for row in try Row.fetchAll(
-            db,
-            sql: """
-                SELECT g.owner_id, m.group_id FROM friend_group_members m JOIN friend_groups g ON g.id = m.group_id
-                WHERE m.friend_id = ? ORDER BY m.group_id
-                """,
-            arguments: [user.id.rawValue])
-        {
-            groups[UserID(row["owner_id"]), default: []].append(FriendGroupID(row["group_id"]))
-        }
+        let groups = try Self.memberships(db, ofFriend: user.id)
         let rows = try Row.fetchAll(
             db, sql: "SELECT owner_id, remark, created_at FROM contacts WHERE friend_id = ?",
             arguments: [user.id.rawValue])
@@ -440,18 +430,30 @@ extension SQLiteStore {
         ).map { Contact(row: $0, groups: try memberships(db, of: owner)) }
     }
 
-    /// The friend groups of `owner` each of their friends is in.
+    /// The friend groups of `owner` each of their friends is in, by friend.
     private static func memberships(_ db: Database, of owner: UserID) throws -> [UserID: [FriendGroupID]] {
+        try memberships(db, fixing: "g.owner_id", keyedBy: "m.friend_id", owner)
+    }
+
+    /// The friend groups `friend` is in, by the owner of each.
+    private static func memberships(_ db: Database, ofFriend friend: UserID) throws -> [UserID: [FriendGroupID]] {
+        try memberships(db, fixing: "m.friend_id", keyedBy: "g.owner_id", friend)
+    }
+
+    /// Friend-group ids of the memberships whose `column` is `id`, by `key` (the other side).
+    private static func memberships(_ db: Database, fixing column: String, keyedBy key: String, _ id: UserID) throws
+        -> [UserID: [FriendGroupID]]
+    {
         var groups: [UserID: [FriendGroupID]] = [:]
         for row in try Row.fetchAll(
             db,
             sql: """
-                SELECT m.friend_id, m.group_id FROM friend_group_members m JOIN friend_groups g ON g.id = m.group_id
-                WHERE g.owner_id = ? ORDER BY m.group_id
+                SELECT \(key) AS user_id, m.group_id FROM friend_group_members m
+                JOIN friend_groups g ON g.id = m.group_id WHERE \(column) = ? ORDER BY m.group_id
                 """,
-            arguments: [owner.rawValue])
+            arguments: [id.rawValue])
         {
-            groups[UserID(row["friend_id"]), default: []].append(FriendGroupID(row["group_id"]))
+            groups[UserID(row["user_id"]), default: []].append(FriendGroupID(row["group_id"]))
         }
         return groups
     }
