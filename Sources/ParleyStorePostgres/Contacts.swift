@@ -321,17 +321,20 @@ extension PostgresStore {
     }
 
     public func blocked(between user: UserID, and others: [UserID]) async throws -> Set<UserID> {
-        guard !others.isEmpty else { return [] }
-        let list = (2...others.count + 1).map { "$\($0)" }.joined(separator: ", ")
-        return try await read { connection in
-            Set(
-                try await connection.rows(
-                    """
-                    SELECT blocked_id AS other FROM blocks WHERE blocker_id = $1 AND blocked_id IN (\(list))
-                    UNION SELECT blocker_id FROM blocks WHERE blocked_id = $1 AND blocker_id IN (\(list))
-                    """,
-                    [.int(user.rawValue)] + others.map { .int($0.rawValue) }, logger: self.logger
-                ).map { UserID(try $0.int("other")) })
+        try await read { connection in
+            var blocked: Set<UserID> = []
+            for batch in ContactRules.batches(others) {
+                let list = (2...batch.count + 1).map { "$\($0)" }.joined(separator: ", ")
+                blocked.formUnion(
+                    try await connection.rows(
+                        """
+                        SELECT blocked_id AS other FROM blocks WHERE blocker_id = $1 AND blocked_id IN (\(list))
+                        UNION SELECT blocker_id FROM blocks WHERE blocked_id = $1 AND blocker_id IN (\(list))
+                        """,
+                        [.int(user.rawValue)] + batch.map { .int($0.rawValue) }, logger: self.logger
+                    ).map { UserID(try $0.int("other")) })
+            }
+            return blocked
         }
     }
 

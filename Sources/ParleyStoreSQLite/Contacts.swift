@@ -298,19 +298,21 @@ extension SQLiteStore {
     }
 
     public func blocked(between user: UserID, and others: [UserID]) async throws -> Set<UserID> {
-        guard !others.isEmpty else { return [] }
-        let list = Array(repeating: "?", count: others.count).joined(separator: ", ")
-        return try await pool.read { db in
-            Set(
-                try Int64.fetchAll(
-                    db,
-                    sql: """
-                        SELECT blocked_id FROM blocks WHERE blocker_id = ? AND blocked_id IN (\(list))
-                        UNION SELECT blocker_id FROM blocks WHERE blocked_id = ? AND blocker_id IN (\(list))
-                        """,
-                    arguments: StatementArguments(
-                        [user.rawValue] + others.map(\.rawValue) + [user.rawValue] + others.map(\.rawValue))
-                ).map { UserID($0) })
+        try await pool.read { db in
+            var blocked: Set<UserID> = []
+            for batch in ContactRules.batches(others) {
+                let list = (2...batch.count + 1).map { "?\($0)" }.joined(separator: ", ")
+                blocked.formUnion(
+                    try Int64.fetchAll(
+                        db,
+                        sql: """
+                            SELECT blocked_id FROM blocks WHERE blocker_id = ?1 AND blocked_id IN (\(list))
+                            UNION SELECT blocker_id FROM blocks WHERE blocked_id = ?1 AND blocker_id IN (\(list))
+                            """,
+                        arguments: StatementArguments([user.rawValue] + batch.map(\.rawValue))
+                    ).map { UserID($0) })
+            }
+            return blocked
         }
     }
 

@@ -95,5 +95,10 @@ extension ClientStoreTests {
             unchangedSince: try store.contactEventMark())
         let knownNow = try store.contactsAreKnown()
         #expect(fresh && knownNow)
+
+        // A resync replays pushed events; the mark never goes back to an older one.
+        try store.applyEvent(event(9, ContactRemoved(userId: UserID(7))))
+        try store.applyEvent(event(4, ContactRemoved(userId: UserID(7))))
+        #expect(try store.contactEventMark() == "9")
     }
 }

@@ -217,8 +217,13 @@ import Testing
                 .patch, "/v1/messages/\(first.message.id)", EditMessageRequest(text: "changed"), alice)
             #expect(edited.status == 403 && edited.error.code == .blocked, "an edit is a new text to him")
             let grouped = try await api.failure(
-                .post, "/v1/conversations", CreateGroupRequest(name: "Trap", memberIds: [bob.id]), alice)
+                .post, "/v1/conversations", CreateGroupRequest(name: "Trap", memberIds: [carol.id, bob.id, bob.id]),
+                alice)
             #expect(grouped.status == 403 && grouped.error.code == .blocked, "a new group is no way around a block")
+            let byBlocker = try await api.failure(
+                .post, "/v1/conversations", CreateGroupRequest(name: "Mine", memberIds: [alice.id, carol.id]), bob)
+            #expect(byBlocker.error.code == .blocked, "nor may the blocker put them in one")
+            #expect(byBlocker.error.message.contains("User \(alice.id) cannot"), "the lowest id is named")
             let added = try await api.failure(
                 .post, "/v1/conversations/\(team)/members", AddMembersRequest(userIds: [bob.id]), alice)
             #expect(added.error.code == .blocked, "nor is adding him to one")

@@ -22,7 +22,7 @@ public struct ContactBook: Equatable, Sendable {
 
     public init(
         friends: [Contact], groups: [FriendGroup], incoming: [FriendRequest], outgoing: [FriendRequest],
-        ignored: [FriendRequest], blocked: [BlockedUser]
+        ignored: [FriendRequest] = [], blocked: [BlockedUser]
     ) {
         self.ignored = ignored
         self.friends = friends

@@ -32,9 +32,13 @@ extension ClientStore {
         }
     }
 
-    /// Notes that contact event `seq` was applied (see ``contactEventMark()``).
+    /// Notes that contact event `seq` was applied (see ``contactEventMark()``). The mark only
+    /// moves forward: a resync replays pushed events, older than one applied since.
     static func noteContactEvent(_ db: Database, seq: Int64) throws {
-        try setValue(db, String(seq), for: contactEventSeqKey)
+        let noted = try String.fetchOne(
+            db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [contactEventSeqKey]
+        ).flatMap { Int64($0) }
+        if seq > noted ?? 0 { try setValue(db, String(seq), for: contactEventSeqKey) }
     }
 
     /// Whether the contact book was fetched whole since the last snapshot sync (events keep

@@ -77,7 +77,8 @@ public enum ContactRules {
 
     /// Checks that the recipient may answer `request`: it is theirs, still open, and
     /// accepting it breaks no block or limit. Answers false for an answer given already (a
-    /// retry: accepted and still friends, or rejected), which changes nothing.
+    /// retry: accepted and still friends, rejected, or ignored and still open), which changes
+    /// nothing.
     public static func checkAnswer(
         _ request: FriendRequestRecord?, by userId: UserID, _ answer: FriendRequestAnswer, at now: Int64,
         friends: Bool, blocked: (requesterBlocked: Bool, blockedBy: Bool), friendCounts: (mine: Int, theirs: Int)
@@ -87,6 +88,7 @@ public enum ContactRules {
         }
         if (answer == .accept && request.status == .accepted && friends)
             || (answer == .reject && request.status == .rejected)
+            || (answer == .ignore && request.status == .ignored && request.isOpen(at: now))
         {
             return false
         }
@@ -99,6 +101,15 @@ public enum ContactRules {
         try checkNoBlock(requesterBlocked: blocked.requesterBlocked, blockedBy: blocked.blockedBy)
         try checkRoom(requesterFriends: friendCounts.mine, otherFriends: friendCounts.theirs)
         return true
+    }
+
+    /// `ids` once each, in batches small enough for one statement's parameters on every
+    /// backend (a group may be made with up to 100,000 members).
+    public static func batches(_ ids: [UserID]) -> [[UserID]] {
+        let distinct = Array(Set(ids)).sorted()
+        return stride(from: 0, to: distinct.count, by: 10_000).map {
+            Array(distinct[$0..<min($0 + 10_000, distinct.count)])
+        }
     }
 
     /// Checks that nobody of `blocked` (those a block separates from the actor) is added to a
