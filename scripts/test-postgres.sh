@@ -19,7 +19,7 @@ start)
     # fsync=off: the test cluster is thrown away; durability is not what these tests measure.
     if ! "${RUN[@]}" "$BIN/pg_ctl" -D "$DIR" status >/dev/null 2>&1; then
         "${RUN[@]}" "$BIN/pg_ctl" -D "$DIR" -l "$DIR/server.log" -w \
-            -o "-c listen_addresses=127.0.0.1 -p $PORT -k $DIR -c max_connections=300 -c fsync=off" start >/dev/null
+            -o "-c listen_addresses=127.0.0.1 -p $PORT -k $DIR -c max_connections=500 -c fsync=off" start >/dev/null
     fi
     # A fresh database each time: every test makes schemas of its own and leaves them, and a
     # catalog of thousands of schemas slows DDL until timing-sensitive tests fail.

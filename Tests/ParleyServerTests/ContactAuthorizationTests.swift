@@ -5,8 +5,10 @@ import Testing
 
 /// Every contact operation × every relationship of the subject to the actor (issue 11,
 /// item 7): the expected answer, and a refusal changes nothing the actor or the subject sees
-/// (friends, requests, blocks and the subject's conversations).
-@Suite struct ContactAuthorizationTests {
+/// (friends, requests, blocks and the subject's conversations). Serialized: each case runs a
+/// server of its own, and nine at once would take a large share of a test PostgreSQL's
+/// connections.
+@Suite(.serialized) struct ContactAuthorizationTests {
     /// Who the subject is to the actor.
     enum Relation: String, CaseIterable, Sendable {
         case selfRelation = "self"

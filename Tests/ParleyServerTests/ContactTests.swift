@@ -5,7 +5,7 @@ import Testing
 
 /// Friend requests, friends with remarks, blocking and the message privacy setting (issue
 /// 11, items 3 to 5), through the HTTP API on the configured backend.
-@Suite struct ContactTests {
+@Suite(.serialized) struct ContactTests {
     @Test func aRequestWaitsMergesWithASecondOneAndAcceptingMakesFriendsWithADirectConversation() async throws {
         try await withServer { api in
             let alice = try await api.signUp("alice")
