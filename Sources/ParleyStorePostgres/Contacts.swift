@@ -321,21 +321,26 @@ extension PostgresStore {
     }
 
     public func blocked(between user: UserID, and others: [UserID]) async throws -> Set<UserID> {
-        try await read { connection in
-            var blocked: Set<UserID> = []
-            for batch in ContactRules.batches(others) {
-                let list = (2...batch.count + 1).map { "$\($0)" }.joined(separator: ", ")
-                blocked.formUnion(
-                    try await connection.rows(
-                        """
-                        SELECT blocked_id AS other FROM blocks WHERE blocker_id = $1 AND blocked_id IN (\(list))
-                        UNION SELECT blocker_id FROM blocks WHERE blocked_id = $1 AND blocker_id IN (\(list))
-                        """,
-                        [.int(user.rawValue)] + batch.map { .int($0.rawValue) }, logger: self.logger
-                    ).map { UserID(try $0.int("other")) })
-            }
-            return blocked
+        try await read { connection in try await self.blocked(connection, between: user, and: others) }
+    }
+
+    /// ``blocked(between:and:)`` inside the current transaction.
+    func blocked(_ connection: PostgresConnection, between user: UserID, and others: [UserID]) async throws
+        -> Set<UserID>
+    {
+        var blocked: Set<UserID> = []
+        for batch in ContactRules.batches(others) {
+            let list = (2...batch.count + 1).map { "$\($0)" }.joined(separator: ", ")
+            blocked.formUnion(
+                try await connection.rows(
+                    """
+                    SELECT blocked_id AS other FROM blocks WHERE blocker_id = $1 AND blocked_id IN (\(list))
+                    UNION SELECT blocker_id FROM blocks WHERE blocked_id = $1 AND blocker_id IN (\(list))
+                    """,
+                    [.int(user.rawValue)] + batch.map { .int($0.rawValue) }, logger: self.logger
+                ).map { UserID(try $0.int("other")) })
         }
+        return blocked
     }
 
     /// Checks that `sender` may send `peer` a direct message (``ContactRules/checkCanMessage(peerPolicy:friends:senderBlockedPeer:peerBlockedSender:)``).

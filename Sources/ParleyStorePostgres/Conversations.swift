@@ -43,6 +43,7 @@ extension PostgresStore {
         try await write { connection, notes in
             let others = ConversationRules.groupMembers(owner: ownerId, requested: memberIds)
             try ConversationRules.requireExisting(others, existing: try await self.existingUsers(connection, others))
+            try ContactRules.checkCanAdd(blocked: try await self.blocked(connection, between: ownerId, and: others))
             try ConversationRules.checkCapacity(others.count + 1, limit: memberLimit)
             let version = try await self.nextVersion(connection)
             let id = ConversationID(

@@ -7,7 +7,7 @@ extension PostgresStore {
         async throws -> GroupOutcome
     {
         try await write { connection, notes in
-            let state = try await self.groupState(connection, id, for: change)
+            let state = try await self.groupState(connection, id, for: change, by: actorId)
             let (effects, outcome) = try GroupRules.decide(change, in: state, by: actorId, at: now)
             if !effects.isEmpty { try await self.apply(connection, notes, effects, to: id, by: actorId, at: now) }
             return outcome
@@ -93,7 +93,7 @@ extension PostgresStore {
 
     /// The facts ``GroupRules`` needs for `change`.
     private func groupState(
-        _ connection: PostgresConnection, _ id: ConversationID, for change: GroupChange
+        _ connection: PostgresConnection, _ id: ConversationID, for change: GroupChange, by actorId: UserID
     ) async throws -> GroupState {
         guard
             let row = try await connection.rows(
@@ -114,7 +114,8 @@ extension PostgresStore {
             profile: try GroupProfile(row: row),
             members: members, links: links,
             pendingRequests: try await pendingRequests(connection, of: id),
-            existingUsers: try await existingUsers(connection, change.usersToCheck))
+            existingUsers: try await existingUsers(connection, change.usersToCheck),
+            blockedUsers: try await blocked(connection, between: actorId, and: change.usersToCheck))
     }
 
     /// Writes what ``GroupRules`` decided, in the order ``GroupEffects`` gives.

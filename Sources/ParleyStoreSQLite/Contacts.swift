@@ -298,22 +298,25 @@ extension SQLiteStore {
     }
 
     public func blocked(between user: UserID, and others: [UserID]) async throws -> Set<UserID> {
-        try await pool.read { db in
-            var blocked: Set<UserID> = []
-            for batch in ContactRules.batches(others) {
-                let list = (2...batch.count + 1).map { "?\($0)" }.joined(separator: ", ")
-                blocked.formUnion(
-                    try Int64.fetchAll(
-                        db,
-                        sql: """
-                            SELECT blocked_id FROM blocks WHERE blocker_id = ?1 AND blocked_id IN (\(list))
-                            UNION SELECT blocker_id FROM blocks WHERE blocked_id = ?1 AND blocker_id IN (\(list))
-                            """,
-                        arguments: StatementArguments([user.rawValue] + batch.map(\.rawValue))
-                    ).map { UserID($0) })
-            }
-            return blocked
+        try await pool.read { db in try Self.blocked(db, between: user, and: others) }
+    }
+
+    /// ``blocked(between:and:)`` inside the current transaction.
+    static func blocked(_ db: Database, between user: UserID, and others: [UserID]) throws -> Set<UserID> {
+        var blocked: Set<UserID> = []
+        for batch in ContactRules.batches(others) {
+            let list = (2...batch.count + 1).map { "?\($0)" }.joined(separator: ", ")
+            blocked.formUnion(
+                try Int64.fetchAll(
+                    db,
+                    sql: """
+                        SELECT blocked_id FROM blocks WHERE blocker_id = ?1 AND blocked_id IN (\(list))
+                        UNION SELECT blocker_id FROM blocks WHERE blocked_id = ?1 AND blocker_id IN (\(list))
+                        """,
+                    arguments: StatementArguments([user.rawValue] + batch.map(\.rawValue))
+                ).map { UserID($0) })
         }
+        return blocked
     }
 
     /// Checks that `sender` may send `peer` a direct message (``ContactRules/checkCanMessage(peerPolicy:friends:senderBlockedPeer:peerBlockedSender:)``).

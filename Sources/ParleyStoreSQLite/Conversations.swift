@@ -42,6 +42,7 @@ extension SQLiteStore {
         try await pool.write { db in
             let others = ConversationRules.groupMembers(owner: ownerId, requested: memberIds)
             try ConversationRules.requireExisting(others, existing: try Self.existingUsers(db, others))
+            try ContactRules.checkCanAdd(blocked: try Self.blocked(db, between: ownerId, and: others))
             try ConversationRules.checkCapacity(others.count + 1, limit: memberLimit)
             let version = try self.nextVersion(db)
             try db.execute(

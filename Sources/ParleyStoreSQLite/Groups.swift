@@ -8,7 +8,7 @@ extension SQLiteStore {
         async throws -> GroupOutcome
     {
         try await pool.write { db in
-            let state = try self.groupState(db, id, for: change)
+            let state = try self.groupState(db, id, for: change, by: actorId)
             let (effects, outcome) = try GroupRules.decide(change, in: state, by: actorId, at: now)
             if !effects.isEmpty { try self.apply(db, effects, to: id, by: actorId, at: now) }
             return outcome
@@ -70,8 +70,8 @@ extension SQLiteStore {
     }
 
     /// The facts ``GroupRules`` needs for `change`.
-    private func groupState(_ db: Database, _ id: ConversationID, for change: GroupChange) throws
-        -> GroupState
+    private func groupState(_ db: Database, _ id: ConversationID, for change: GroupChange, by actorId: UserID)
+        throws -> GroupState
     {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM conversations WHERE id = ?", arguments: [id.rawValue])
         else {
@@ -89,7 +89,8 @@ extension SQLiteStore {
             profile: GroupProfile(row: row),
             members: members, links: links,
             pendingRequests: try Self.pendingRequests(db, of: id),
-            existingUsers: try Self.existingUsers(db, change.usersToCheck))
+            existingUsers: try Self.existingUsers(db, change.usersToCheck),
+            blockedUsers: try Self.blocked(db, between: actorId, and: change.usersToCheck))
     }
 
     /// Writes what ``GroupRules`` decided, in the order ``GroupEffects`` gives.

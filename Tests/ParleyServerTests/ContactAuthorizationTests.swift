@@ -116,7 +116,8 @@ import Testing
     /// the subject's conversations.
     struct Footprint: Equatable {
         var friends: [[UserID]]
-        var requests: [[FriendRequestID]]
+        /// Every open request each way, whole (status, message, times).
+        var requests: [FriendRequestList]
         var blocks: [[UserID]]
         var subjectConversations: [ConversationID]
 
@@ -125,7 +126,7 @@ import Testing
             for user in users {
                 footprint.friends.append(try await api.contacts(of: user).map(\.user.id))
                 let requests: FriendRequestList = try await api.call(.get, "/v1/friend-requests", token: user.token)
-                footprint.requests.append((requests.incoming + requests.outgoing).map(\.id))
+                footprint.requests.append(requests)
                 let blocks: BlockList = try await api.call(.get, "/v1/blocks", token: user.token)
                 footprint.blocks.append(blocks.blocked.map(\.user.id))
             }

@@ -197,6 +197,7 @@ import Testing
             let hers = try await api.request(alice, befriends: bob)
             let his = try await api.request(bob, befriends: carol)
             let team = try await api.createGroup("Team", by: alice, with: [carol])
+            let bobsGroup = try await api.createGroup("Bobs", by: bob, with: [carol])
             let _: BlockedUser = try await api.call(.put, "/v1/blocks/\(alice.id)", token: bob.token)
             let _: BlockedUser = try await api.call(.put, "/v1/blocks/\(carol.id)", token: bob.token)
 
@@ -227,6 +228,10 @@ import Testing
             let added = try await api.failure(
                 .post, "/v1/conversations/\(team)/members", AddMembersRequest(userIds: [bob.id]), alice)
             #expect(added.error.code == .blocked, "nor is adding him to one")
+            let again: ConversationDetail = try await api.call(
+                .post, "/v1/conversations/\(bobsGroup)/members", AddMembersRequest(userIds: [carol.id]),
+                token: bob.token)
+            #expect(again.members.count == 2, "re-adding someone in the group already adds nobody, block or not")
             let socket = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
             let typing = try await socket.request(
                 .typing, TypingRequest(conversationId: direct.conversation.id, typing: true))

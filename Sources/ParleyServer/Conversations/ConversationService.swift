@@ -14,7 +14,6 @@ struct ConversationService: Sendable {
     func createGroup(_ request: CreateGroupRequest, by identity: Identity) async throws -> ConversationDetail {
         let name = try TextRules.name(request.name, field: "name", maxLength: Limits.maxGroupNameLength)
         try words.check(name, field: "name")
-        try ContactRules.checkCanAdd(blocked: try await store.blocked(between: identity.userId, and: request.memberIds))
         let summary = try await store.createGroup(
             name: name, ownerId: identity.userId, memberIds: request.memberIds, memberLimit: maxGroupMembers,
             at: clock.now())

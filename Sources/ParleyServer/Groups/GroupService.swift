@@ -36,7 +36,6 @@ struct GroupService: Sendable {
         -> ConversationDetail
     {
         guard !userIds.isEmpty else { throw ParleyError(.invalidField, "'userIds' must not be empty.") }
-        try ContactRules.checkCanAdd(blocked: try await store.blocked(between: identity.userId, and: userIds))
         return try await change(id, .addMembers(userIds), by: identity)
     }
 

@@ -106,9 +106,9 @@ public enum ContactRules {
     /// `ids` once each, in batches small enough for one statement's parameters on every
     /// backend (a group may be made with up to 100,000 members).
     public static func batches(_ ids: [UserID]) -> [[UserID]] {
-        let distinct = Array(Set(ids)).sorted()
-        return stride(from: 0, to: distinct.count, by: 10_000).map {
-            Array(distinct[$0..<min($0 + 10_000, distinct.count)])
+        let (distinct, size) = (Array(Set(ids)).sorted(), 10_000)
+        return stride(from: 0, to: distinct.count, by: size).map {
+            Array(distinct[$0..<min($0 + size, distinct.count)])
         }
     }
 

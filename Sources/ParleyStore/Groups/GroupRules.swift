@@ -316,6 +316,7 @@ public enum GroupRules {
             }
             let added = try ConversationRules.membersToAdd(ids, to: .group, current: memberIds)
             try ConversationRules.requireExisting(added, existing: state.existingUsers)
+            try ContactRules.checkCanAdd(blocked: state.blockedUsers.intersection(added))
             guard !added.isEmpty else { return }
             try ConversationRules.checkCapacity(memberIds.count + added.count, limit: profile.memberLimit)
             admit(added)

@@ -16,12 +16,15 @@ public struct GroupState: Sendable {
     public var pendingRequests: [JoinRequest]
     /// Which of ``GroupChange/usersToCheck`` exist.
     public var existingUsers: Set<UserID>
+    /// Which of ``GroupChange/usersToCheck`` blocked the actor or were blocked by them.
+    public var blockedUsers: Set<UserID>
 
     public init(
         id: ConversationID, kind: ConversationKind, maxSeq: Int64, profile: GroupProfile?, members: [Member],
         links: [InviteLink] = [],
-        pendingRequests: [JoinRequest] = [], existingUsers: Set<UserID> = []
+        pendingRequests: [JoinRequest] = [], existingUsers: Set<UserID> = [], blockedUsers: Set<UserID> = []
     ) {
+        self.blockedUsers = blockedUsers
         self.id = id
         self.kind = kind
         self.maxSeq = maxSeq
