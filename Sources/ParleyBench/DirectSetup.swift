@@ -46,7 +46,7 @@ final class DirectSetup: Sendable {
         var report = BenchReport(scenario: round == 0 ? "direct" : "ramp step \(round)")
         try await Load.send(
             rate: rate, duration: duration, size: options.messageSize, clock: clock, id: "r\(round)", targets: targets,
-            receivers: sockets, tracker: tracker, report: &report, server: server)
+            receivers: sockets, tracker: tracker, report: &report, server: server, drainTimeout: options.drainTimeout)
         report.parameters = [
             "rate": "\(Int(rate))", "pairs": "\(conversations.count)", "size": "\(options.messageSize)",
         ]

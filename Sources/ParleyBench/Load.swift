@@ -6,14 +6,14 @@ import Synchronization
 enum Load {
     /// Sends `rate × duration` messages at their scheduled times (not when the previous one
     /// was acknowledged, so queueing in the server shows as latency), round-robin over
-    /// `targets`, each carrying its scheduled time in `content.t`; then waits up to 10 s for
-    /// the deliveries to `receivers`. Fills in the delivery checks, duration, throughput
+    /// `targets`, each carrying its scheduled time in `content.t`; then waits up to
+    /// `drainTimeout` for the deliveries to `receivers`. Fills in the delivery checks, duration, throughput
     /// (deliveries per second), acknowledgements, error frames, the server's CPU and memory,
     /// and, when deliveries are missing, how many of the messages the server committed.
     static func send(
         rate: Double, duration: Double, size: Int, clock: BenchClock, id prefix: String,
         targets: [(BenchSocket, ConversationID)], receivers: [BenchSocket], tracker: DeliveryTracker,
-        report: inout BenchReport, server: ServerProcess?
+        report: inout BenchReport, server: ServerProcess?, drainTimeout: Duration
     ) async throws {
         let total = max(1, Int(rate * duration))
         let padding = String(repeating: "x", count: max(1, size - 40))
@@ -41,7 +41,7 @@ enum Load {
         }
         let sendingEnded = clock.elapsed
         let expected = total * tracker.expectedRecipients
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + drainTimeout
         while tracker.received < expected || acknowledged < total, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }

@@ -15,6 +15,9 @@ public struct BenchOptions: Sendable {
     public var p99BoundMs = 50.0
     /// The most steps a ramp takes.
     public var rampSteps = 12
+    /// How long a run waits after its last send for every acknowledgement and delivery; what
+    /// has not come by then counts as lost.
+    public var drainTimeout: Duration = .seconds(10)
     /// Fixes the user names (a fresh server is then needed per run); random when nil.
     public var seed: UInt64?
     public var serverPID: Int32?
@@ -25,7 +28,7 @@ public struct BenchOptions: Sendable {
 /// The load scenarios. Each drives a running server over its real protocol from this
 /// process and returns what it measured.
 public enum BenchScenario: String, CaseIterable, Sendable {
-    case idle, direct, ramp, group, catchup, login
+    case idle, direct, ramp, group, catchup, login, search
 
     public func run(_ options: BenchOptions) async throws -> [BenchReport] {
         let client = BenchClient(server: options.server, seed: options.seed)
@@ -37,6 +40,7 @@ public enum BenchScenario: String, CaseIterable, Sendable {
         case .idle: return [try await Self.idle(options, client, server)]
         case .catchup: return [try await Self.catchup(options, client, server)]
         case .login: return [try await Self.login(options, client, server)]
+        case .search: return [try await SearchBench.run(options, client, server)]
         }
     }
 
@@ -55,7 +59,7 @@ public enum BenchScenario: String, CaseIterable, Sendable {
     }
 
     /// The direct scenario at rising rates (×1.5 per step) until p99 passes the bound or a
-    /// message is lost (not delivered within 10 s of the last send); reports every step and
+    /// message is lost (not delivered within ``BenchOptions/drainTimeout`` of the last send); reports every step and
     /// the highest rate held.
     static func ramp(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws
         -> [BenchReport]
@@ -93,18 +97,19 @@ public enum BenchScenario: String, CaseIterable, Sendable {
         let group = try await client.createGroup(owner: members[0], members: Array(members.dropFirst()))
         let clock = BenchClock()
         let tracker = DeliveryTracker(expectedRecipients: members.count - 1)
+        // The sender's socket opens last, so that it is not left silent while the others connect.
         var sockets: [BenchSocket] = []
-        for (index, member) in members.enumerated() {
-            sockets.append(
+        for (index, member) in members.enumerated().reversed() {
+            sockets.insert(
                 try await BenchSocket.open(client, token: member.token, clock: clock) { message, arrival in
                     if index > 0 { tracker.record(recipient: index, message: message, arrival: arrival) }
-                })
+                }, at: 0)
         }
         var report = BenchReport(scenario: "group")
         try await Load.send(
             rate: options.rate, duration: options.duration, size: options.messageSize, clock: clock, id: "g",
             targets: [(sockets[0], group)], receivers: Array(sockets.dropFirst()), tracker: tracker, report: &report,
-            server: server)
+            server: server, drainTimeout: options.drainTimeout)
         report.parameters = [
             "rate": "\(Int(options.rate))", "members": "\(members.count)", "size": "\(options.messageSize)",
         ]

@@ -13,6 +13,8 @@ public enum Endpoint: String, CaseIterable, Sendable {
     case listFriendRequests, sendFriendRequest, answerFriendRequest
     case listContacts, updateContact, removeContact, listBlocks, blockUser, unblockUser
     case listFriendGroups, createFriendGroup, renameFriendGroup, deleteFriendGroup, recommendContacts
+    case getPresence, getNotificationSettings, updateNotificationSettings, registerPushToken, removePushToken
+    case searchMessages, searchContacts, searchGroups
     case sync, webSocket
 
     /// The HTTP method, upper-case.
@@ -24,12 +26,12 @@ public enum Endpoint: String, CaseIterable, Sendable {
             .createFriendGroup:
             "POST"
         case .logout, .revokeSession, .removeMember, .revokeInviteLink, .removeContact, .unblockUser,
-            .deleteFriendGroup:
+            .deleteFriendGroup, .removePushToken:
             "DELETE"
         case .updateMe, .updatePrivacy, .updateGroup, .updateMember, .updateSettings, .editMessage, .updateContact,
-            .renameFriendGroup:
+            .renameFriendGroup, .updateNotificationSettings:
             "PATCH"
-        case .blockUser: "PUT"
+        case .blockUser, .registerPushToken: "PUT"
         default: "GET"
         }
     }
@@ -84,6 +86,12 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .blockUser, .unblockUser: "/v1/blocks/{userId}"
         case .listFriendGroups, .createFriendGroup: "/v1/friend-groups"
         case .renameFriendGroup, .deleteFriendGroup: "/v1/friend-groups/{groupId}"
+        case .getPresence: "/v1/presence"
+        case .searchMessages: "/v1/search/messages"
+        case .searchContacts: "/v1/search/contacts"
+        case .searchGroups: "/v1/search/groups"
+        case .getNotificationSettings, .updateNotificationSettings: "/v1/me/notifications"
+        case .registerPushToken, .removePushToken: "/v1/me/push-token"
         case .sync: "/v1/sync"
         case .webSocket: "/v1/ws"
         }

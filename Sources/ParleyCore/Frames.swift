@@ -55,10 +55,13 @@ public enum ServerFrameType: String, Codable, Sendable, CaseIterable {
     /// A ``TypingNotice``: another member is typing, or stopped. Ephemeral: never stored,
     /// never in sync, lost by a device that is not connected.
     case typing
+    /// A ``Presence``: a friend came online or went offline (or hid it). Ephemeral, like
+    /// `typing`; a device that connects asks `GET /v1/presence` for the current state.
+    case presence
 
     /// Whether frames of this type are ephemeral signals (sent through the fan-out, never
     /// stored) rather than answers or stored changes.
-    public var isSignal: Bool { self == .typing }
+    public var isSignal: Bool { self == .typing || self == .presence }
 }
 
 /// One JSON frame: `{"type": …, "id": …, "payload": …}`. `id` pairs a request with its answer.

@@ -21,6 +21,9 @@ public enum Limits {
     /// Default and largest number of conversations or events in one sync page.
     public static let defaultSyncPageSize = 100
     public static let maxSyncPageSize = 500
+    /// Default and largest number of results in one page of a search.
+    public static let defaultSearchPageSize = 20
+    public static let maxSearchPageSize = 100
     /// The default member limit of a new group (a server may be configured with another; each
     /// group's own is in its ``GroupProfile/memberLimit``).
     public static let maxGroupMembers = 2_000

@@ -17,11 +17,14 @@ public struct PrivacySettings: Codable, Hashable, Sendable {
     public var addMe: AddPolicy
     /// Who may send them direct messages: everyone, or only their friends.
     public var messageFrom: MessagePolicy
+    /// Who sees whether they are online and when they were last seen.
+    public var presence: PresenceVisibility
 
     public init(
         findByUsername: Discoverability = .everyone, findByEmail: Discoverability = .everyone,
         findByPhone: Discoverability = .everyone, findByNickname: Discoverability = .everyone,
-        addMe: AddPolicy = .approval, messageFrom: MessagePolicy = .everyone
+        addMe: AddPolicy = .approval, messageFrom: MessagePolicy = .everyone,
+        presence: PresenceVisibility = .everyone
     ) {
         self.findByUsername = findByUsername
         self.findByEmail = findByEmail
@@ -29,10 +32,11 @@ public struct PrivacySettings: Codable, Hashable, Sendable {
         self.findByNickname = findByNickname
         self.addMe = addMe
         self.messageFrom = messageFrom
+        self.presence = presence
     }
 
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case findByUsername, findByEmail, findByPhone, findByNickname, addMe, messageFrom
+        case findByUsername, findByEmail, findByPhone, findByNickname, addMe, messageFrom, presence
     }
 
     /// Settings a server or a stored account left out take their defaults.
@@ -50,11 +54,12 @@ public struct PrivacySettings: Codable, Hashable, Sendable {
                 ?? defaults.findByNickname,
             addMe: try container.decodeIfPresent(AddPolicy.self, forKey: .addMe) ?? defaults.addMe,
             messageFrom: try container.decodeIfPresent(MessagePolicy.self, forKey: .messageFrom)
-                ?? defaults.messageFrom)
+                ?? defaults.messageFrom,
+            presence: try container.decodeIfPresent(PresenceVisibility.self, forKey: .presence) ?? defaults.presence)
     }
 
     /// What a new account starts with: findable every way, friend requests need approval,
-    /// direct messages from everyone.
+    /// direct messages from everyone, presence seen by everyone.
     public static let defaults = PrivacySettings()
 
     /// These settings with `update` applied.
@@ -62,7 +67,8 @@ public struct PrivacySettings: Codable, Hashable, Sendable {
         PrivacySettings(
             findByUsername: update.findByUsername ?? findByUsername, findByEmail: update.findByEmail ?? findByEmail,
             findByPhone: update.findByPhone ?? findByPhone, findByNickname: update.findByNickname ?? findByNickname,
-            addMe: update.addMe ?? addMe, messageFrom: update.messageFrom ?? messageFrom)
+            addMe: update.addMe ?? addMe, messageFrom: update.messageFrom ?? messageFrom,
+            presence: update.presence ?? presence)
     }
 }
 
@@ -114,15 +120,16 @@ public struct UpdatePrivacyRequest: Codable, Hashable, Sendable, StrictDecodable
     public var findByNickname: Discoverability?
     public var addMe: AddPolicy?
     public var messageFrom: MessagePolicy?
+    public var presence: PresenceVisibility?
 
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case findByUsername, findByEmail, findByPhone, findByNickname, addMe, messageFrom
+        case findByUsername, findByEmail, findByPhone, findByNickname, addMe, messageFrom, presence
     }
 
     public init(
         findByUsername: Discoverability? = nil, findByEmail: Discoverability? = nil,
         findByPhone: Discoverability? = nil, findByNickname: Discoverability? = nil, addMe: AddPolicy? = nil,
-        messageFrom: MessagePolicy? = nil
+        messageFrom: MessagePolicy? = nil, presence: PresenceVisibility? = nil
     ) {
         self.findByUsername = findByUsername
         self.findByEmail = findByEmail
@@ -130,6 +137,7 @@ public struct UpdatePrivacyRequest: Codable, Hashable, Sendable, StrictDecodable
         self.findByNickname = findByNickname
         self.addMe = addMe
         self.messageFrom = messageFrom
+        self.presence = presence
     }
 }
 
@@ -155,10 +163,4 @@ public enum FindingRules {
     public static let defaultSearchLimit = 20
     /// How deep paging goes: results past this many are not served (search more precisely).
     public static let maxSearchDepth = 10_000
-
-    /// `text` as nickname search compares it: compatibility forms to plain (full width to
-    /// ASCII), lower case.
-    public static func folded(_ text: String) -> String {
-        text.precomposedStringWithCompatibilityMapping.lowercased()
-    }
 }

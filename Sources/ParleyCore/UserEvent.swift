@@ -43,6 +43,8 @@ public struct UserEventType: OpenStringValue {
     public static let friendGroupUpdated: UserEventType = "friend_group.updated"
     /// The user deleted a friend group (its friends stay friends, out of it).
     public static let friendGroupRemoved: UserEventType = "friend_group.removed"
+    /// The user's notification preferences changed, on any of their devices.
+    public static let notificationsUpdated: UserEventType = "notifications.updated"
 }
 
 /// One entry of a user's ordered event stream (the "command list" of SPEC 3).
@@ -107,6 +109,7 @@ public enum UserEventBody: Hashable, Sendable {
     case blockRemoved(BlockRemoved)
     case friendGroupUpdated(FriendGroupUpdated)
     case friendGroupRemoved(FriendGroupRemoved)
+    case notificationsUpdated(NotificationsUpdated)
     /// A type this version does not know, with its payload fields as they arrived.
     case unknown(UserEventType, fields: [String: JSONValue])
 
@@ -131,6 +134,7 @@ public enum UserEventBody: Hashable, Sendable {
         .blockRemoved: BlockRemoved.self,
         .friendGroupUpdated: FriendGroupUpdated.self,
         .friendGroupRemoved: FriendGroupRemoved.self,
+        .notificationsUpdated: NotificationsUpdated.self,
     ]
 
     public var type: UserEventType {
@@ -162,6 +166,7 @@ public enum UserEventBody: Hashable, Sendable {
         case .blockRemoved(let payload): payload
         case .friendGroupUpdated(let payload): payload
         case .friendGroupRemoved(let payload): payload
+        case .notificationsUpdated(let payload): payload
         case .unknown: nil
         }
     }
@@ -427,4 +432,12 @@ public struct FriendGroupRemoved: UserEventPayload {
     public var groupId: FriendGroupID
     public init(groupId: FriendGroupID) { self.groupId = groupId }
     public var body: UserEventBody { .friendGroupRemoved(self) }
+}
+
+/// `notifications.updated`: the user's notification preferences as they now stand.
+public struct NotificationsUpdated: UserEventPayload {
+    public static let type = UserEventType.notificationsUpdated
+    public var settings: NotificationSettings
+    public init(settings: NotificationSettings) { self.settings = settings }
+    public var body: UserEventBody { .notificationsUpdated(self) }
 }

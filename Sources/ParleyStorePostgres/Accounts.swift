@@ -17,7 +17,7 @@ extension PostgresStore {
                 [
                     .text(user.username), .text(AccountRules.canonicalUsername(user.username)), SQLValue(email),
                     SQLValue(user.phone), .text(user.passwordHash), .text(user.nickname), .int(user.createdAt),
-                    .text(FindingRules.folded(user.nickname)),
+                    .text(SearchText.fold(user.nickname)),
                 ], logger: logger)!
         }
         return UserRecord(
@@ -66,7 +66,7 @@ extension PostgresStore {
                 [
                     .text(user.nickname), .text(user.signature), SQLValue(user.avatar), SQLValue(user.gender?.rawValue),
                     SQLValue(user.birthday), SQLValue(user.region), .int(userId.rawValue),
-                    .text(FindingRules.folded(user.nickname)),
+                    .text(SearchText.fold(user.nickname)),
                 ], logger: self.logger)
             try await self.announce(
                 connection, notes, [Announcement(to: [userId], ProfileUpdated(account: user.account).body)], at: now)
@@ -88,14 +88,14 @@ extension PostgresStore {
             try await connection.rows(
                 """
                 UPDATE users SET find_by_username = $1, find_by_email = $2, find_by_phone = $3, find_by_nickname = $4,
-                    add_me = $6, message_from = $7
+                    add_me = $6, message_from = $7, presence = $8
                 WHERE id = $5
                 """,
                 [
                     .text(user.privacy.findByUsername.rawValue), .text(user.privacy.findByEmail.rawValue),
                     .text(user.privacy.findByPhone.rawValue), .text(user.privacy.findByNickname.rawValue),
                     .int(userId.rawValue), .text(user.privacy.addMe.rawValue),
-                    .text(user.privacy.messageFrom.rawValue),
+                    .text(user.privacy.messageFrom.rawValue), .text(user.privacy.presence.rawValue),
                 ], logger: self.logger)
             try await self.announce(
                 connection, notes, [Announcement(to: [userId], ProfileUpdated(account: user.account).body)], at: now)
@@ -117,7 +117,7 @@ extension PostgresStore {
                 ORDER BY nickname_folded = $1 DESC, starts_with(nickname_folded, $1) DESC, id
                 LIMIT $3 OFFSET $4
                 """,
-                [.text(FindingRules.folded(query)), .int(seeker.rawValue), .int(Int64(limit)), .int(Int64(offset))],
+                [.text(SearchText.fold(query)), .int(seeker.rawValue), .int(Int64(limit)), .int(Int64(offset))],
                 logger: self.logger
             ).map(UserRecord.init(row:))
         }
@@ -176,7 +176,8 @@ extension UserRecord {
                 findByPhone: Discoverability(rawValue: try row.text("find_by_phone")),
                 findByNickname: Discoverability(rawValue: try row.text("find_by_nickname")),
                 addMe: AddPolicy(rawValue: try row.text("add_me")),
-                messageFrom: MessagePolicy(rawValue: try row.text("message_from"))),
+                messageFrom: MessagePolicy(rawValue: try row.text("message_from")),
+                presence: PresenceVisibility(rawValue: try row.text("presence"))),
             createdAt: try row.int("created_at"))
     }
 }

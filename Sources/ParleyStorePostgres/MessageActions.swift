@@ -50,6 +50,7 @@ extension PostgresStore {
                     SQLValue(try updated.quote.map(JSONText.encode)), .bool(updated.isForwarded),
                     SQLValue(updated.editedAt), .int(id.rawValue),
                 ], logger: self.logger)
+            try await self.index(connection, id, folded: updated.searchableText.map(SearchText.fold))
             if updated.isRecalled {
                 try await connection.rows(
                     "DELETE FROM mentions WHERE conversation_id = $1 AND seq = $2",

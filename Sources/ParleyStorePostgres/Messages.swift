@@ -28,7 +28,7 @@ extension PostgresStore {
                 let sender = try await connection.rows(
                     """
                     SELECT m.role, m.muted_until, c.kind, c.mute_all, c.dissolved_at, c.everyone_may_mention_all,
-                        c.direct_key
+                        c.direct_key, c.members_version
                     FROM members m JOIN conversations c ON c.id = m.conversation_id
                     WHERE m.conversation_id = $1 AND m.user_id = $2
                     """,
@@ -42,14 +42,21 @@ extension PostgresStore {
             if let key = try sender.optionalText("direct_key"), let peer = DirectKey.peer(in: key, of: new.senderId) {
                 try await self.checkCanMessage(connection, from: new.senderId, to: peer)
             }
+            // Under the write lock the version read is current, so a list read now is the
+            // members at it.
+            let version = try sender.int("members_version")
+            var recipients = self.memberCache.members(of: conversationId, at: version) ?? []
+            if recipients.isEmpty {
+                recipients = try await self.memberList(connection, conversationId)
+                self.memberCache.store(recipients, of: conversationId, at: version)
+            }
             let mentioned =
                 new.mentions.isEmpty
                 ? []
                 : try MessageRules.mentioned(
                     new.mentions, by: new.senderId, role: role,
                     in: ConversationRules.kind(stored: try sender.text("kind")),
-                    everyoneMayMentionAll: try sender.bool("everyone_may_mention_all"),
-                    members: try await self.memberList(connection, conversationId))
+                    everyoneMayMentionAll: try sender.bool("everyone_may_mention_all"), members: recipients)
             var quote: MessageQuote?
             if let replyTo = new.replyTo {
                 let target = try await self.message(connection, replyTo)
@@ -71,7 +78,7 @@ extension PostgresStore {
                     ],
                     logger: self.logger)
             }
-            return AppendResult(message: message, duplicate: false)
+            return AppendResult(message: message, duplicate: false, recipients: recipients)
         }
     }
 
@@ -99,17 +106,23 @@ extension PostgresStore {
             ).first
         else { throw ParleyError(.conversationNotFound, "Conversation \(conversationId) does not exist.") }
         let seq = try position.int("max_seq")
+        // The search index's row goes in with the message, in the same round trip.
         let id = try await connection.scalar(
             Int64.self,
             """
-            INSERT INTO messages (conversation_id, seq, sender_id, client_msg_id, kind, content, sent_at, reply_to_id,
-                quote, forwarded)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id
+            WITH stored AS (
+                INSERT INTO messages (conversation_id, seq, sender_id, client_msg_id, kind, content, sent_at,
+                    reply_to_id, quote, forwarded)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id
+            ), indexed AS (
+                INSERT INTO message_text (message_id, folded) SELECT id, $11 FROM stored WHERE $11::text IS NOT NULL
+            )
+            SELECT id FROM stored
             """,
             [
                 .int(conversationId.rawValue), .int(seq), .int(new.senderId.rawValue), .text(new.clientMsgId),
                 .text(new.kind.rawValue), .text(new.contentJSON), .int(new.sentAt), SQLValue(new.replyTo?.rawValue),
-                SQLValue(try quote.map(JSONText.encode)), .bool(new.forwarded),
+                SQLValue(try quote.map(JSONText.encode)), .bool(new.forwarded), SQLValue(new.searchText),
             ], logger: logger)!
         // Sending implies having read everything before it; a notice of what someone did does not.
         if new.kind != .system {

@@ -9,6 +9,10 @@ enum PostgresSchema {
     /// test runs) do not serialise each other.
     static func writeLock(schema: String?) -> Int64 { lock(schema ?? "public") }
 
+    /// The lock presence writes take: they are serialised among themselves, not with the
+    /// versioned writes (messages) that take the write lock.
+    static func presenceLock(schema: String?) -> Int64 { lock("presence of " + (schema ?? "public")) }
+
     /// The migration lock of one schema: nodes starting at once on one schema migrate it in
     /// turn, while stores of other schemas (test runs starting by the dozen) do not wait.
     static func migrationLock(schema: String?) -> Int64 { lock("migrations of " + (schema ?? "public")) }
@@ -241,19 +245,99 @@ enum PostgresSchema {
                 "CREATE INDEX friend_group_members_by_friend ON friend_group_members (friend_id)",
             ]
         ),
+        (
+            version: 10,
+            sql: [
+                // Presence (who may see it, last seen, which node holds each user's devices, the
+                // nodes' heartbeats), notification preferences (JSON, NULL: defaults) and push tokens.
+                """
+                ALTER TABLE users ADD COLUMN presence TEXT NOT NULL DEFAULT 'everyone',
+                    ADD COLUMN last_seen_at BIGINT, ADD COLUMN notifications TEXT
+                """,
+                "CREATE TABLE nodes (id TEXT PRIMARY KEY, seen_at BIGINT NOT NULL)",
+                """
+                CREATE TABLE presence (
+                    user_id BIGINT NOT NULL REFERENCES users(id), node_id TEXT NOT NULL, since BIGINT NOT NULL,
+                    PRIMARY KEY (user_id, node_id))
+                """,
+                "CREATE INDEX presence_by_node ON presence (node_id)",
+                """
+                CREATE TABLE push_tokens (
+                    session_id BIGINT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+                    user_id BIGINT NOT NULL REFERENCES users(id), platform TEXT NOT NULL, token TEXT NOT NULL,
+                    app_id TEXT NOT NULL, sandbox BOOLEAN NOT NULL, created_at BIGINT NOT NULL,
+                    UNIQUE (platform, token))
+                """,
+                "CREATE INDEX push_tokens_by_user ON push_tokens (user_id)",
+            ]
+        ),
+        (
+            version: 11,
+            sql: [
+                // Message search: each message's folded searchable text, with a pg_trgm GIN
+                // index (added by the fill below when the extension is available). Messages
+                // stored before it are indexed in the background from `indexed_below` down.
+                """
+                CREATE TABLE message_text (
+                    message_id BIGINT PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE, folded TEXT NOT NULL)
+                """,
+                """
+                CREATE TABLE search_backlog (id INT PRIMARY KEY CHECK (id = 1), indexed_below BIGINT NOT NULL)
+                """,
+                "INSERT INTO search_backlog (id, indexed_below) SELECT 1, COALESCE(MAX(id), 0) + 1 FROM messages",
+            ]
+        ),
+        (
+            version: 12,
+            sql: []
+        ),
     ]
 
     /// Steps a migration needs that SQL cannot do, run after its statements in the same
     /// transaction, by version.
     static let fills: [Int: @Sendable (PostgresConnection, Logger) async throws -> Void] = [
-        8: { connection, logger in
-            // Search folds nicknames as Swift does (NFKC and Unicode lower case), which no
-            // SQL function matches, so the existing ones are folded here.
-            for row in try await connection.rows("SELECT id, nickname FROM users", logger: logger) {
+        11: { connection, logger in
+            // pg_trgm is database-wide. Where it is missing, one migration at a time creates
+            // it (schemas of the same database migrate concurrently); where it cannot be
+            // created (no privilege, no contrib package), search still works, by scanning the
+            // user's messages.
+            let find = """
+                SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+                WHERE e.extname = 'pg_trgm'
+                """
+            try await connection.rows("SAVEPOINT trigram", logger: logger)
+            do {
+                var schema = try await connection.rows(find, logger: logger).first?.text("nspname")
+                if schema == nil {
+                    try await connection.rows(
+                        "SELECT pg_advisory_xact_lock($1)", [.int(lock("pg_trgm"))], logger: logger)
+                    try await connection.rows("CREATE EXTENSION IF NOT EXISTS pg_trgm", logger: logger)
+                    schema = try await connection.rows(find, logger: logger).first?.text("nspname")
+                }
                 try await connection.rows(
-                    "UPDATE users SET nickname_folded = $1 WHERE id = $2",
-                    [.text(FindingRules.folded(try row.text("nickname"))), .int(try row.int("id"))], logger: logger)
+                    "CREATE INDEX message_text_trigrams ON message_text USING gin (folded \"\(schema ?? "public")\".gin_trgm_ops)",
+                    logger: logger)
+                try await connection.rows("RELEASE SAVEPOINT trigram", logger: logger)
+            } catch {
+                try await connection.rows("ROLLBACK TO SAVEPOINT trigram", logger: logger)
+                logger.warning(
+                    "pg_trgm is not available: message search scans instead of using an index",
+                    metadata: ["error": "\(String(reflecting: error))"])
             }
-        }
+        },
+        8: foldNicknames,
+        // Nicknames fold as message text does (accents too), for finding people, contacts and
+        // group members alike.
+        12: foldNicknames,
     ]
+
+    /// Writes each user's nickname as search compares it (``SearchText/fold(_:)``), which no
+    /// SQL function matches.
+    @Sendable private static func foldNicknames(_ connection: PostgresConnection, _ logger: Logger) async throws {
+        for row in try await connection.rows("SELECT id, nickname FROM users", logger: logger) {
+            try await connection.rows(
+                "UPDATE users SET nickname_folded = $1 WHERE id = $2",
+                [.text(SearchText.fold(try row.text("nickname"))), .int(try row.int("id"))], logger: logger)
+        }
+    }
 }

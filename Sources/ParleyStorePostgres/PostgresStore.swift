@@ -20,21 +20,27 @@ public final class PostgresStore: ParleyStore {
     let channel: String
     /// The advisory lock every versioned write takes.
     let writeLock: Int64
+    /// The advisory lock presence writes take.
+    let presenceLock: Int64
     /// Identifies this node in notifications, so only it skips the sending socket.
     let nodeID = UUID().uuidString
     /// Member lists by version, so that delivering a message does not read them each time.
     let memberCache = MemberCache()
     /// How to open a connection outside the pool (the fan-out's LISTEN connection).
     let connectionConfiguration: PostgresConnection.Configuration
+    /// The schema this store lives in; nil: the connection's default.
+    let schema: String?
     private let poolTask = Mutex<Task<Void, Never>?>(nil)
 
     private init(client: PostgresClient, connection: PostgresConnection.Configuration, schema: String?, logger: Logger)
     {
         self.client = client
         self.connectionConfiguration = connection
+        self.schema = schema
         self.logger = logger
         self.channel = "parley_changes_\(schema ?? "public")"
         self.writeLock = PostgresSchema.writeLock(schema: schema)
+        self.presenceLock = PostgresSchema.presenceLock(schema: schema)
     }
 
     /// Connects to `url` (`postgres://user[:password]@host[:port]/database`), applies
@@ -126,17 +132,25 @@ public final class PostgresStore: ParleyStore {
     /// Runs a versioned write: serialised by the advisory lock, its notifications sent in the
     /// same transaction (delivered at commit).
     func write<T: Sendable>(_ body: @Sendable (PostgresConnection, Notifications) async throws -> T) async throws -> T {
+        try await locked(writeLock) { connection in
+            let notifications = Notifications()
+            let value = try await body(connection, notifications)
+            for payload in notifications.payloads {
+                try await connection.rows(
+                    "SELECT pg_notify($1, $2)", [.text(self.channel), .text(payload)], logger: self.logger)
+            }
+            return value
+        }
+    }
+
+    /// Runs `body` in a transaction holding advisory lock `lock`.
+    func locked<T: Sendable>(_ lock: Int64, _ body: @Sendable (PostgresConnection) async throws -> T) async throws
+        -> T
+    {
         do {
             return try await client.withTransaction(logger: logger) { connection in
-                try await connection.rows(
-                    "SELECT pg_advisory_xact_lock($1)", [.int(self.writeLock)], logger: self.logger)
-                let notifications = Notifications()
-                let value = try await body(connection, notifications)
-                for payload in notifications.payloads {
-                    try await connection.rows(
-                        "SELECT pg_notify($1, $2)", [.text(self.channel), .text(payload)], logger: self.logger)
-                }
-                return value
+                try await connection.rows("SELECT pg_advisory_xact_lock($1)", [.int(lock)], logger: self.logger)
+                return try await body(connection)
             }
         } catch let error as PostgresTransactionError {
             throw Self.domainError(error.closureError ?? error.commitError ?? error)

@@ -15,7 +15,7 @@ extension SQLiteStore {
                     arguments: [
                         user.username, AccountRules.canonicalUsername(user.username),
                         user.email.map(AccountRules.canonicalEmail), user.phone, user.passwordHash, user.nickname,
-                        user.createdAt, FindingRules.folded(user.nickname),
+                        user.createdAt, SearchText.fold(user.nickname),
                     ])
                 return UserRecord(
                     id: UserID(db.lastInsertedRowID), username: user.username,
@@ -65,7 +65,7 @@ extension SQLiteStore {
                     """,
                 arguments: [
                     user.nickname, user.signature, user.avatar, user.gender?.rawValue, user.birthday, user.region,
-                    FindingRules.folded(user.nickname), userId.rawValue,
+                    SearchText.fold(user.nickname), userId.rawValue,
                 ])
             try self.announce(db, [Announcement(to: [userId], ProfileUpdated(account: user.account).body)], at: now)
             try self.announceProfile(db, of: user.user, at: now)
@@ -84,13 +84,14 @@ extension SQLiteStore {
             try db.execute(
                 sql: """
                     UPDATE users SET find_by_username = ?, find_by_email = ?, find_by_phone = ?, find_by_nickname = ?,
-                        add_me = ?, message_from = ?
+                        add_me = ?, message_from = ?, presence = ?
                     WHERE id = ?
                     """,
                 arguments: [
                     user.privacy.findByUsername.rawValue, user.privacy.findByEmail.rawValue,
                     user.privacy.findByPhone.rawValue, user.privacy.findByNickname.rawValue,
-                    user.privacy.addMe.rawValue, user.privacy.messageFrom.rawValue, userId.rawValue,
+                    user.privacy.addMe.rawValue, user.privacy.messageFrom.rawValue, user.privacy.presence.rawValue,
+                    userId.rawValue,
                 ])
             try self.announce(db, [Announcement(to: [userId], ProfileUpdated(account: user.account).body)], at: now)
             return user
@@ -100,7 +101,7 @@ extension SQLiteStore {
     public func searchUsers(nickname query: String, for seeker: UserID, offset: Int, limit: Int) async throws
         -> [UserRecord]
     {
-        let folded = FindingRules.folded(query)
+        let folded = SearchText.fold(query)
         return try await pool.read { db in
             try Row.fetchAll(
                 db,

@@ -46,6 +46,7 @@ extension SQLiteStore {
                     updated.kind.rawValue, try JSONText.encode(updated.content), try updated.quote.map(JSONText.encode),
                     updated.isForwarded, updated.editedAt, id.rawValue,
                 ])
+            try Self.index(db, id, folded: updated.searchableText.map(SearchText.fold))
             if updated.isRecalled {
                 try db.execute(
                     sql: "DELETE FROM mentions WHERE conversation_id = ? AND seq = ?",

@@ -66,7 +66,7 @@ extension SQLiteStore {
                 sql: "INSERT INTO mentions (conversation_id, user_id, seq, sender_id) VALUES (?, ?, ?, ?)"
             ).execute(arguments: [conversationId.rawValue, userId.rawValue, message.seq, new.senderId.rawValue])
         }
-        return AppendResult(message: message, duplicate: false)
+        return AppendResult(message: message, duplicate: false, recipients: recipients)
     }
 
     /// Message `id` as stored, whoever may read it.
@@ -115,6 +115,7 @@ extension SQLiteStore {
             id: MessageID(db.lastInsertedRowID), conversationId: conversationId, seq: seq, senderId: new.senderId,
             clientMsgId: new.clientMsgId, kind: new.kind, content: new.content, sentAt: new.sentAt, quote: quote,
             forwarded: new.forwarded ? true : nil)
+        if let folded = new.searchText { try Self.indexNew(db, message.id, folded: folded) }
         // Sending implies having read everything before it; a notice of what someone did does not.
         if new.kind != .system {
             try db.cachedStatement(

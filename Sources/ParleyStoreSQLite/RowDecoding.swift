@@ -15,7 +15,8 @@ extension UserRecord {
                 findByEmail: Discoverability(rawValue: row["find_by_email"]),
                 findByPhone: Discoverability(rawValue: row["find_by_phone"]),
                 findByNickname: Discoverability(rawValue: row["find_by_nickname"]),
-                addMe: AddPolicy(rawValue: row["add_me"]), messageFrom: MessagePolicy(rawValue: row["message_from"])),
+                addMe: AddPolicy(rawValue: row["add_me"]), messageFrom: MessagePolicy(rawValue: row["message_from"]),
+                presence: PresenceVisibility(rawValue: row["presence"])),
             createdAt: row["created_at"])
     }
 }

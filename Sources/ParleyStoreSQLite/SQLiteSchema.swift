@@ -218,11 +218,7 @@ enum SQLiteSchema {
                     ALTER TABLE users ADD COLUMN find_by_nickname TEXT NOT NULL DEFAULT 'everyone';
                     ALTER TABLE users ADD COLUMN nickname_folded TEXT NOT NULL DEFAULT '';
                     """)
-            for row in try Row.fetchAll(db, sql: "SELECT id, nickname FROM users") {
-                try db.execute(
-                    sql: "UPDATE users SET nickname_folded = ? WHERE id = ?",
-                    arguments: [FindingRules.folded(row["nickname"]), row["id"] as Int64])
-            }
+            try foldNicknames(db)
         }
         migrator.registerMigration("v8") { db in
             // Friends (a row per side), friend requests (a row per ordered pair) and blocks.
@@ -272,6 +268,65 @@ enum SQLiteSchema {
                     CREATE INDEX friend_group_members_by_friend ON friend_group_members (friend_id);
                     """)
         }
+        migrator.registerMigration("v9") { db in
+            // Presence (who may see it, last seen, which node holds each user's devices, the
+            // nodes' heartbeats), notification preferences (JSON, NULL: defaults) and push tokens.
+            try db.execute(
+                sql: """
+                    ALTER TABLE users ADD COLUMN presence TEXT NOT NULL DEFAULT 'everyone';
+                    ALTER TABLE users ADD COLUMN last_seen_at INTEGER;
+                    ALTER TABLE users ADD COLUMN notifications TEXT;
+                    CREATE TABLE nodes (id TEXT PRIMARY KEY NOT NULL, seen_at INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE presence (
+                        user_id INTEGER NOT NULL REFERENCES users(id),
+                        node_id TEXT NOT NULL,
+                        since INTEGER NOT NULL,
+                        PRIMARY KEY (user_id, node_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX presence_by_node ON presence (node_id);
+                    CREATE TABLE push_tokens (
+                        session_id INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+                        user_id INTEGER NOT NULL REFERENCES users(id),
+                        platform TEXT NOT NULL,
+                        token TEXT NOT NULL,
+                        app_id TEXT NOT NULL,
+                        sandbox INTEGER NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        UNIQUE (platform, token)
+                    );
+                    CREATE INDEX push_tokens_by_user ON push_tokens (user_id);
+                    """)
+        }
+        migrator.registerMigration("v10") { db in
+            // Message search: each message's folded searchable text (rowid = message id) in an
+            // FTS5 trigram index, which matches any substring of three characters or more; the
+            // text is folded already, so the tokenizer compares exactly. Messages stored before
+            // it are indexed in the background from `indexed_below` down (newest first).
+            try db.execute(
+                sql: """
+                    CREATE VIRTUAL TABLE message_search USING fts5(folded, tokenize = 'trigram case_sensitive 1');
+                    CREATE TABLE search_backlog (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        indexed_below INTEGER NOT NULL
+                    );
+                    INSERT INTO search_backlog (id, indexed_below) SELECT 1, COALESCE(MAX(id), 0) + 1 FROM messages;
+                    """)
+        }
+        migrator.registerMigration("v11") { db in
+            // Nicknames fold as message text does (accents too), for finding people, contacts
+            // and group members alike.
+            try foldNicknames(db)
+        }
         return migrator
+    }
+
+    /// Writes each user's nickname as search compares it (``SearchText/fold(_:)``), which no
+    /// SQL function matches.
+    private static func foldNicknames(_ db: Database) throws {
+        for row in try Row.fetchAll(db, sql: "SELECT id, nickname FROM users") {
+            try db.execute(
+                sql: "UPDATE users SET nickname_folded = ? WHERE id = ?",
+                arguments: [SearchText.fold(row["nickname"]), row["id"] as Int64])
+        }
     }
 }

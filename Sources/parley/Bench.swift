@@ -5,19 +5,19 @@ import ParleyBench
 /// `parley bench <scenario>`: load a running server over its real protocol and report.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure a running server: idle, direct, ramp, group, catchup or login.",
+        abstract: "Measure a running server: idle, direct, ramp, group, catchup, login or search.",
         discussion:
             "Creates its own users (start the server with --bcrypt-cost 4 for large user counts), checks that every message arrives exactly once and in order, and reports latency percentiles from the scheduled send time."
     )
 
-    @Argument(help: "idle | direct | ramp | group | catchup | login") var scenario: String
+    @Argument(help: "idle | direct | ramp | group | catchup | login | search") var scenario: String
     @Option(help: "Server URL.") var server = "http://127.0.0.1:8080"
     @Option(help: "Users (direct/ramp: pairs = users / 2; idle: accounts the connections share).") var users = 10
     @Option(help: "Messages per second (group: sent by one member; ramp: the first step).") var rate = 1000.0
     @Option(help: "Seconds of load per run (idle: seconds to hold).") var duration = 10.0
     @Option(help: "Message size in bytes.") var size = 100
     @Option(help: "Members of the group.") var groupSize = 50
-    @Option(help: "catchup: messages missed; login: logins.") var messages = 10_000
+    @Option(help: "catchup: messages missed; login: logins; search: messages stored.") var messages = 10_000
     @Option(help: "idle: connections to hold open.") var connections = 1000
     @Option(help: "ramp: the p99 bound in milliseconds.") var p99 = 50.0
     @Option(help: "ramp: the most steps.") var rampSteps = 12

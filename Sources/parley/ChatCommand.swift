@@ -38,6 +38,7 @@ struct Chat: AsyncParsableCommand {
                 for await status in await client.statusUpdates() { printNow("  (\(describe(status)))") }
             }
             let typing = Task { await screen.followTyping(in: summary.id) }
+            let presence = Task { if let peer = summary.peerId { await screen.followPresence(of: peer) } }
             await client.connect()
             for await line in standardInputLines() {
                 let text = line.trimmingCharacters(in: .whitespaces)
@@ -71,6 +72,7 @@ struct Chat: AsyncParsableCommand {
             printer.cancel()
             status.cancel()
             typing.cancel()
+            presence.cancel()
         }
     }
 
@@ -191,6 +193,20 @@ private actor ChatScreen {
         }
     }
 
+    /// Prints the other person's presence in a direct chat, then each change (pushed for
+    /// friends only): online, or when they were last seen (nothing while it is hidden).
+    func followPresence(of peer: UserID) async {
+        let updates = await client.presence.updates()
+        let first = try? await client.presence.fetch([peer]).first
+        var shown: String?
+        for await presence in AsyncStream.prefixed(first, updates) where presence.userId == peer {
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            guard let line = PresenceLine.text(for: presence, now: now), line != shown else { continue }
+            shown = line
+            printNow("  (\(await name(peer)) is \(line == "online" ? line : "offline, " + line))")
+        }
+    }
+
     private func name(_ id: UserID) async -> String {
         if let known = names[id] { return known }
         let name = await username(id, client: client)
@@ -256,4 +272,18 @@ func earlierMark(seq: Int64?, newestShown: Int64) -> String {
 /// reader that went away (`| head -3`) is ignored, as `print` would.
 func printNow(_ line: String) {
     try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
+}
+
+extension AsyncStream where Element: Sendable {
+    /// `first` (when there is one), then what `rest` yields.
+    static func prefixed(_ first: Element?, _ rest: AsyncStream<Element>) -> AsyncStream<Element> {
+        AsyncStream { continuation in
+            if let first { continuation.yield(first) }
+            let task = Task {
+                for await element in rest { continuation.yield(element) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
 }

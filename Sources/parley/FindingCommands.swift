@@ -57,7 +57,7 @@ struct SearchUser: AsyncParsableCommand {
 struct Privacy: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Show who may find you by username, email, phone and nickname, who may add you and who may message you, or change it."
+            "Show who may find you by username, email, phone and nickname, who may add you, who may message you and who sees you online, or change it."
     )
     @OptionGroup var options: ClientOptions
     @Option(help: "everyone or nobody.") var findByUsername: Discoverability?
@@ -67,13 +67,15 @@ struct Privacy: AsyncParsableCommand {
     @Option(help: "What a friend request does: anyone (friends at once), approval (you answer) or nobody (refused).")
     var addMe: AddPolicy?
     @Option(help: "Who may send you direct messages: everyone or friends.") var messageFrom: MessagePolicy?
+    @Option(help: "Who sees whether you are online and when you were last seen: everyone, contacts or nobody.")
+    var presence: PresenceVisibility?
 
     func run() async throws {
         try await userFacing(options) {
             let client = try await options.signedInClient()
             let update = UpdatePrivacyRequest(
                 findByUsername: findByUsername, findByEmail: findByEmail, findByPhone: findByPhone,
-                findByNickname: findByNickname, addMe: addMe, messageFrom: messageFrom)
+                findByNickname: findByNickname, addMe: addMe, messageFrom: messageFrom, presence: presence)
             let settings =
                 update == UpdatePrivacyRequest()
                 ? try await client.profile.privacy() : try await client.profile.updatePrivacy(update)
@@ -85,6 +87,7 @@ struct Privacy: AsyncParsableCommand {
                 find by nickname: \(settings.findByNickname.rawValue)
                 add me:           \(settings.addMe.rawValue)
                 message from:     \(settings.messageFrom.rawValue)
+                presence:         \(settings.presence.rawValue)
                 """)
         }
     }
@@ -107,3 +110,4 @@ extension SettingValue {
 extension Discoverability: SettingValue {}
 extension AddPolicy: SettingValue {}
 extension MessagePolicy: SettingValue {}
+extension PresenceVisibility: SettingValue {}

@@ -10,7 +10,8 @@ struct Parley: AsyncParsableCommand {
             Serve.self, Register.self, Login.self, Logout.self, WhoAmI.self, Conversations.self, History.self,
             Send.self, Pin.self, Unpin.self, MuteConversation.self, UnmuteConversation.self, Hide.self, Unhide.self,
             Recall.self, Clear.self, ProfileCommand.self, SearchUser.self, Privacy.self, Friends.self, Friend.self,
-            Block.self, Unblock.self, Group.self, Chat.self,
+            Block.self, Unblock.self, Group.self, Chat.self, PresenceCommand.self, DoNotDisturb.self,
+            NotificationsCommand.self, SearchCommand.self,
             Bench.self,
         ])
 }

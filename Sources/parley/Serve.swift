@@ -99,6 +99,33 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error (PARLEY_LOG_LEVEL). Default info.")
     var logLevel: String?
 
+    @Option(
+        help:
+            "Milliseconds between a node's presence writes, 10-5000: how long a reconnection goes unseen (PARLEY_PRESENCE_INTERVAL). Default 1000."
+    )
+    var presenceInterval: Int?
+
+    @Option(
+        help:
+            "Apple push: the .p8 signing key's file (PARLEY_APNS_KEY). With --apns-key-id and --apns-team-id, pushes go to APNs; without, they are logged."
+    )
+    var apnsKey: String?
+
+    @Option(help: "Apple push: the signing key's id (PARLEY_APNS_KEY_ID).")
+    var apnsKeyId: String?
+
+    @Option(help: "Apple push: the developer team id (PARLEY_APNS_TEAM_ID).")
+    var apnsTeamId: String?
+
+    @Option(help: "Apple push: the production service's URL (PARLEY_APNS_URL). Default https://api.push.apple.com.")
+    var apnsUrl: String?
+
+    @Option(
+        help:
+            "Apple push: the sandbox service's URL (PARLEY_APNS_SANDBOX_URL). Default https://api.sandbox.push.apple.com."
+    )
+    var apnsSandboxUrl: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         func setting(_ flag: String?, _ variable: String) -> String? { flag ?? environment[variable] }
@@ -171,6 +198,12 @@ struct Serve: AsyncParsableCommand {
         if let cost = try integer(bcryptCost, "PARLEY_BCRYPT_COST", "bcrypt cost", 4...16) {
             configuration.bcryptCost = UInt8(cost)
         }
+        if let milliseconds = try integer(
+            presenceInterval, "PARLEY_PRESENCE_INTERVAL", "presence interval", 10...5_000)
+        {
+            configuration.presenceInterval = .milliseconds(milliseconds)
+        }
+        configuration.apns = try apnsConfiguration(setting)
         let levelName = setting(logLevel, "PARLEY_LOG_LEVEL") ?? "info"
         guard let level = Logger.Level(rawValue: levelName) else {
             throw ValidationError("Unknown log level '\(levelName)'.")
@@ -192,6 +225,27 @@ struct Serve: AsyncParsableCommand {
         let app = try await buildApplication(configuration, logger: logger)
         try await app.runService()
         logger.info("Parley stopped")
+    }
+
+    /// The APNs settings, all three of key, key id and team id, or none.
+    private func apnsConfiguration(_ setting: (String?, String) -> String?) throws -> APNsConfiguration? {
+        let key = setting(apnsKey, "PARLEY_APNS_KEY")
+        let keyId = setting(apnsKeyId, "PARLEY_APNS_KEY_ID")
+        let teamId = setting(apnsTeamId, "PARLEY_APNS_TEAM_ID")
+        guard key != nil || keyId != nil || teamId != nil else { return nil }
+        guard let key, let keyId, let teamId else {
+            throw ValidationError("Apple push needs all of --apns-key, --apns-key-id and --apns-team-id.")
+        }
+        let pem: String
+        do {
+            pem = try String(contentsOfFile: key, encoding: .utf8)
+        } catch {
+            throw ValidationError("Cannot read the APNs key '\(key)': \(error.localizedDescription)")
+        }
+        var configuration = APNsConfiguration(privateKeyPEM: pem, keyId: keyId, teamId: teamId)
+        if let url = setting(apnsUrl, "PARLEY_APNS_URL") { configuration.productionURL = url }
+        if let url = setting(apnsSandboxUrl, "PARLEY_APNS_SANDBOX_URL") { configuration.sandboxURL = url }
+        return configuration
     }
 
     private static func integer(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws -> Int {

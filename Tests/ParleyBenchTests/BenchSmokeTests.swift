@@ -21,6 +21,18 @@ import Testing
         await server.stop()
     }
 
+    /// The search scenario stores what it sends, then answers each kind of query.
+    @Test func searchStoresEveryMessageAndReportsEachKindOfQuery() async throws {
+        let server = try await InProcessServer.start()
+        var options = Self.tinyOptions(server)
+        options.messages = 200
+        let report = try #require(try await BenchScenario.search.run(options).first)
+        #expect(report.acknowledged == 200)
+        #expect((report.figures["hits per query"] ?? 0) > 1, "\(report.figures)")
+        #expect(report.figures["Chinese, 1 character p99 (ms)"] != nil, "\(report.figures)")
+        await server.stop()
+    }
+
     /// How far the ramp gets depends on the machine (a debug build sharing two cores with other
     /// suites), so what is checked is that no step duplicated or reordered a message and only
     /// the step where it stopped lost any, and that the summary names the rate of the last
@@ -42,16 +54,23 @@ import Testing
     }
 
     /// Receivers that never ping are closed by the server's heartbeat sweep mid-run: the
-    /// report must show the loss, that the server committed every message (so the loss
-    /// happened after the commit), and the close that caused it.
+    /// report must show the loss, what the server committed (more deliveries are missing
+    /// than uncommitted messages explain, so the loss happened after the commit), and the
+    /// close that caused it. The sender, silent only between sends, may be closed too on a
+    /// machine that starves it for the whole timeout, so not every message need be committed.
     @Test func aLossAfterTheCommitIsReportedWithWhatTheServerCommittedAndWhy() async throws {
-        let server = try await InProcessServer.start { $0.heartbeatTimeout = .seconds(1) }
+        let server = try await InProcessServer.start { $0.heartbeatTimeout = .seconds(2) }
         var options = Self.tinyOptions(server)
         options.rate = 10
-        options.duration = 3
+        options.duration = 5
+        // Deliveries are lost here, so the run waits out the window; it must be long enough for
+        // every send to commit on a loaded machine (CI's PostgreSQL run), since that is checked.
+        options.drainTimeout = .seconds(30)
         let report = try #require(try await BenchScenario.group.run(options).first)
-        #expect(report.lost > 0)
-        #expect(report.committed == report.sent)
+        let committed = try #require(report.committed, "the report says what the server committed")
+        #expect(committed >= (try #require(report.acknowledged)), "an acknowledged send is a committed one")
+        #expect(committed <= report.sent)
+        #expect(report.lost > (report.sent - committed) * (options.groupSize - 1))
         #expect(report.errors >= 3, "each silent receiver closed (the sender too, once it stops sending)")
         #expect(report.firstError?.contains("4004") == true, "\(report.firstError ?? "no error")")
         await server.stop()
@@ -68,6 +87,9 @@ import Testing
         options.connections = 20
         options.p99BoundMs = 10_000
         options.rampSteps = 3
+        // What is checked is exactly-once delivery, not speed: on a machine shared with other
+        // suites (CI's PostgreSQL run) a tiny run may take far longer than 10 s to drain.
+        options.drainTimeout = .seconds(120)
         return options
     }
 }

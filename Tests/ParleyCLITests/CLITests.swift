@@ -119,11 +119,14 @@ import Testing
         let server = try await InProcessServer.start()
         let (alice, bob) = try await Self.aliceAndBob(on: server)
         try await alice.succeed(["send", "bob", "are you there?"])
+        try await alice.succeed(["friend", "add", "bob"])
+        try await bob.succeed(["friend", "accept", "alice"])
 
         let chat = try bob.start(["chat", "alice"])
         defer { chat.terminate() }
         try await chat.waitForOutput("alice: are you there?")
         try await chat.waitForOutput("(connected)")
+        try await chat.waitForOutput("(alice is offline, last seen")
         try await alice.succeed(["send", "bob", "still there?"])
         try await chat.waitForOutput("alice: still there?")
 
@@ -143,9 +146,11 @@ import Testing
         for _ in 0..<300 where await app.connection.status != .connected {
             try await Task.sleep(for: .milliseconds(20))
         }
+        try await chat.waitForOutput("(alice is online)")
         await app.typing.userIsTyping(in: direct)
         try await chat.waitForOutput("alice is typing…")
         await app.disconnect()
+        try await chat.waitForOutput("(alice is offline, last seen just now)")
 
         chat.type("/quit")
         #expect(try await chat.waitForExit() == 0)

@@ -3,6 +3,7 @@ import ParleyCore
 import ParleyKit
 import ParleyKitTransport
 import ParleyTesting
+import Synchronization
 import Testing
 
 /// Several server nodes on one PostgreSQL (SPEC 6). Needs `PARLEY_TEST_POSTGRES_URL`.
@@ -124,6 +125,25 @@ extension LiveServerSuites {
             for node in nodes { await node.stop() }
         }
 
+        /// What is sent, edited or recalled through one node is found, or no longer found,
+        /// through another: the index is written in the message's own transaction.
+        @Test func aMessageSentOnOneNodeIsFoundOnAnother() async throws {
+            let (_, nodes, alice, bob) = try await Self.aliceAndBobOnTwoNodes()
+            let direct = try await alice.conversations.openDirect(withUsername: "bob").id
+            await alice.connect()
+            guard case .sent(let seq) = try await alice.sendQueue.send(text: "明天去北京", to: direct).settled() else {
+                Issue.record("not sent")
+                return
+            }
+            let query = try MessageSearchQuery("北京")
+            #expect(try await bob.search.server(query).hits.map(\.message.seq) == [seq])
+            let sent = try #require(try alice.store.message(in: direct, seq: seq))
+            _ = try await alice.messages.recall(sent)
+            #expect(try await bob.search.server(query).hits.isEmpty)
+            await alice.disconnect()
+            for node in nodes { await node.stop() }
+        }
+
         /// A friend request made on one node reaches the other user live on another, and a
         /// block made there refuses a send through the first.
         @Test func contactsOnOneNodeReachAndBindAnother() async throws {
@@ -214,7 +234,7 @@ extension LiveServerSuites {
             for client in [alice, bob] { await client.connect() }
             try await eventually { await alice.connection.status == .connected }
             try await eventually { await bob.connection.status == .connected }
-            let seen = TypistLog()
+            let seen = EntryLog<[UserID]>()
             let watching = Task { for await typists in await bob.typing.typists(in: direct) { seen.append(typists) } }
             try await eventually { seen.all == [[]] }
             await alice.typing.userIsTyping(in: direct)
@@ -226,6 +246,42 @@ extension LiveServerSuites {
             #expect(stored == "2", "the two conversation.added events of the direct conversation, nothing for typing")
             watching.cancel()
             for client in [alice, bob] { await client.disconnect() }
+            for node in nodes { await node.stop() }
+        }
+
+        /// Presence holds across nodes: bob's device on one node makes him online for alice on
+        /// the other; a second device on alice's node changes nothing; he is offline only when
+        /// his last device, on either node, has left.
+        @Test func presenceOnOneNodeIsSeenOnAnother() async throws {
+            let (schema, nodes, alice, bob) = try await Self.aliceAndBobOnTwoNodes()
+            let bobId = try #require(await bob.session.currentUser?.id)
+            let request = try await alice.contacts.sendRequest(to: bobId)
+            try await bob.contacts.accept(request.id)
+            await alice.connect()
+            try await eventually { await alice.connection.status == .connected }
+            let heard = EntryLog<Presence>()
+            let listening = Task { for await presence in await alice.presence.updates() { heard.append(presence) } }
+            await bob.connect()
+            try await eventually("alice, on the other node, hears bob come online") {
+                heard.all.last?.status == .online
+            }
+            let bobOnAlicesNode = try makeClient(nodes[0].url, device: "laptop")
+            try await bobOnAlicesNode.session.login("bob", password: "Passw0rd!")
+            await bobOnAlicesNode.connect()
+            try await eventually { await bobOnAlicesNode.connection.status == .connected }
+            try await eventually("both nodes hold a device of bob") {
+                (try? TestBackend.psql("SELECT count(*) FROM \(schema).presence WHERE user_id = \(bobId)")) == "2"
+            }
+            await bob.disconnect()
+            try await Task.sleep(for: .seconds(2))
+            #expect(
+                heard.all.map(\.status) == [.offline, .online],
+                "before connecting, then online; one device left, one still there on the other node")
+            await bobOnAlicesNode.disconnect()
+            try await eventually("bob goes offline with his last device") { heard.all.last?.status == .offline }
+            #expect(try await alice.presence.refresh().map(\.status) == [.offline])
+            listening.cancel()
+            await alice.disconnect()
             for node in nodes { await node.stop() }
         }
 

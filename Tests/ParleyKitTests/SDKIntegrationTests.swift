@@ -6,10 +6,12 @@ import ParleyTesting
 import Synchronization
 import Testing
 
-/// A client with quick timings, over the real transports.
+/// A client with quick timings, over the real transports. HTTP calls wait up to 30 s: a
+/// hang guard, since a flood in another suite (a debug build on two cores) can hold the
+/// shared event loops for seconds, and a timed-out setup call is not retried.
 func makeClient(
     _ url: String, storePath: String? = nil, device: String = "test",
-    http: any HTTPTransport = AsyncHTTPTransport(timeout: .seconds(10))
+    http: any HTTPTransport = AsyncHTTPTransport(timeout: .seconds(30))
 ) throws -> ParleyClient {
     var configuration = ClientConfiguration(serverURL: url)
     configuration.connection.heartbeatInterval = .seconds(1)
@@ -94,7 +96,7 @@ extension LiveServerSuites {
             for client in [alice, bob] { await client.connect() }
             try await eventually { await alice.connection.status == .connected }
             try await eventually { await bob.connection.status == .connected }
-            let seen = TypistLog()
+            let seen = EntryLog<[UserID]>()
             let watching = Task {
                 for await typists in await bob.typing.typists(in: direct) { seen.append(typists) }
             }
@@ -304,9 +306,9 @@ struct PhaseClock {
     var summary: String { phases.joined(separator: ", ") }
 }
 
-/// What a typists stream showed, in order.
-final class TypistLog: Sendable {
-    private let entries = Mutex<[[UserID]]>([])
-    func append(_ typists: [UserID]) { entries.withLock { $0.append(typists) } }
-    var all: [[UserID]] { entries.withLock { $0 } }
+/// What a stream showed a test, in order (typists, presences).
+final class EntryLog<Entry: Sendable>: Sendable {
+    private let entries = Mutex<[Entry]>([])
+    func append(_ entry: Entry) { entries.withLock { $0.append(entry) } }
+    var all: [Entry] { entries.withLock { $0 } }
 }

@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import NIOCore
+import NIOEmbedded
 import ParleyCore
 import ParleyStore
 import Testing
@@ -140,5 +142,32 @@ import Testing
         behind.activity.noteReadRequested(now: now - 61 * second)
         hub.sweep(now: now)
         #expect(behind.queue.isClosing, "once the server reads again, silence counts from then")
+    }
+
+    /// A socket silent by the sweep's clock is judged again on its event loop, after the loop
+    /// read what was waiting: a loop busy with a flood is not the client's silence.
+    @Test func aSilenceIsConfirmedOnTheSocketsEventLoopAfterItReadWhatWasWaiting() throws {
+        var configuration = ServerConfiguration()
+        configuration.heartbeatTimeout = .seconds(5)
+        let hub = ConnectionHub(
+            fanOut: LocalFanOut(), configuration: configuration, metrics: ServerMetrics(), logger: Logger(label: "t"))
+        let second: UInt64 = 1_000_000_000
+        let now = NIODeadline.now().uptimeNanoseconds
+        let channels = [EmbeddedChannel(), EmbeddedChannel()]
+        let (waiting, silent) = (
+            GatewayConnection(tag: hub.makeTag(), queueLimit: 10, channel: channels[0], now: now - 10 * second),
+            GatewayConnection(tag: hub.makeTag(), queueLimit: 10, channel: channels[1], now: now - 10 * second)
+        )
+        for (index, connection) in [waiting, silent].enumerated() {
+            hub.register(connection)
+            hub.attach(
+                connection, as: Identity(userId: UserID(Int64(index + 1)), sessionId: SessionID(Int64(index + 1))))
+        }
+        hub.sweep(now: now)
+        #expect(!waiting.queue.isClosing && !silent.queue.isClosing, "not before their loops had their say")
+        waiting.activity.noteRead()  // the loop, free again, reads the ping that waited in the kernel
+        for channel in channels { channel.embeddedEventLoop.run() }
+        #expect(!waiting.queue.isClosing, "its ping was there all along")
+        #expect(silent.queue.isClosing, "nothing came: silent past the heartbeat")
     }
 }

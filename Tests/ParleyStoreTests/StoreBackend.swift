@@ -1,10 +1,11 @@
 import Foundation
 import Logging
 import ParleyStore
-import ParleyStorePostgres
-import ParleyStoreSQLite
 import ParleyTesting
 import Testing
+
+@testable import ParleyStorePostgres
+@testable import ParleyStoreSQLite
 
 /// A storage backend the contract suite runs against. Every backend must pass every test
 /// in ``StoreContractTests`` unchanged.
@@ -13,6 +14,13 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
     let make: @Sendable () async throws -> any ParleyStore
     /// The fan-out a node on `store` hears its changes on, listening; `stop` ends it.
     let listen: @Sendable (any ParleyStore) async throws -> (fanOut: any FanOut, stop: @Sendable () -> Void)
+    /// Empties the search index and marks every stored message as not indexed yet: the state
+    /// of a store upgraded from a version without search.
+    let forgetSearchIndex: @Sendable (any ParleyStore) async throws -> Void
+    /// Writes every `nickname_folded` as the nickname lower-cased (the folding before issue
+    /// 15, which kept accents), forgets the migration that re-folds them, and opens the store
+    /// again: a store upgraded from that version.
+    let reopenWithOldNicknameFolding: @Sendable (any ParleyStore) async throws -> any ParleyStore
 
     var testDescription: String { name }
 
@@ -23,7 +31,27 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
                 "parley-store-\(UUID().uuidString)")
             return try SQLiteStore(directory: directory.path)
         },
-        listen: { store in ((store as! SQLiteStore).fanOut, {}) })
+        listen: { store in ((store as! SQLiteStore).fanOut, {}) },
+        forgetSearchIndex: { store in
+            try await (store as! SQLiteStore).pool.write { db in
+                try db.execute(
+                    sql: """
+                        DELETE FROM message_search;
+                        UPDATE search_backlog SET indexed_below = (SELECT MAX(id) + 1 FROM messages);
+                        """)
+            }
+        },
+        reopenWithOldNicknameFolding: { store in
+            let store = store as! SQLiteStore
+            try await store.pool.write { db in
+                try db.execute(
+                    sql: """
+                        UPDATE users SET nickname_folded = lower(nickname);
+                        DELETE FROM grdb_migrations WHERE identifier = 'v11';
+                        """)
+            }
+            return try SQLiteStore(path: store.pool.path)
+        })
 
     /// PostgreSQL at `PARLEY_TEST_POSTGRES_URL`, each store in a fresh schema.
     static let postgres = StoreBackend(
@@ -37,6 +65,19 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
         listen: { store in
             let fanOut = try await PostgresFanOut.start(store: store as! PostgresStore)
             return (fanOut, { fanOut.stop() })
+        },
+        forgetSearchIndex: { store in
+            let client = (store as! PostgresStore).client
+            try await client.query("DELETE FROM message_text")
+            try await client.query("UPDATE search_backlog SET indexed_below = (SELECT MAX(id) + 1 FROM messages)")
+        },
+        reopenWithOldNicknameFolding: { store in
+            let store = store as! PostgresStore
+            try await store.client.query("UPDATE users SET nickname_folded = lower(nickname)")
+            try await store.client.query("DELETE FROM parley_migrations WHERE version = 12")
+            var logger = Logger(label: "parley-store-test")
+            logger.logLevel = .critical
+            return try await PostgresStore.connect(url: TestBackend.postgresURL!, schema: store.schema, logger: logger)
         })
 
     /// The backends available in this environment. PostgreSQL joins when

@@ -55,8 +55,13 @@ public struct APIClient: Sendable {
         return try JSONDecoder().decode(Response.self, from: responseBody.isEmpty ? Data("{}".utf8) : responseBody)
     }
 
+    /// RFC 3986's unreserved characters, ASCII only (Foundation's `.alphanumerics` holds every
+    /// script's letters, which would go into the URL unencoded).
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
     private static func escape(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "-._~"))) ?? value
+        value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? value
     }
 
     /// An empty JSON object, for bodies and answers with nothing in them.

@@ -8,7 +8,7 @@ import ParleyCore
 /// - ``sync``: the ``SyncEngine``, which keeps the store up to date and handles pushes;
 /// - ``sendQueue``: the ``SendQueue`` (outbox), whose sends return handles;
 /// - feature facades: ``conversations``, ``groups``, ``messages``, ``settings``, ``profile``,
-///   ``contacts`` and ``typing``; files go beside them.
+///   ``contacts``, ``typing``, ``presence``, ``notifications`` and ``search``; files go beside them.
 ///
 /// Views never get pushed into: a ``ChatContext`` follows the sync engine and the send
 /// queue. Only the engine's parts write the store.
@@ -36,6 +36,12 @@ public actor ParleyClient {
     public nonisolated let profile: Profile
     /// Finding people: lookups by username, email or phone, and nickname search.
     public nonisolated let contacts: Contacts
+    /// Who is online: friends as they come and go, anyone on request.
+    public nonisolated let presence: PresenceFeed
+    /// Notification preferences and this device's push token.
+    public nonisolated let notifications: Notifications
+    /// Message search: over what this device holds, on the server, or both.
+    public nonisolated let search: Search
     private let time: TimeSource
     private var maintenance: Task<Void, Never>?
 
@@ -67,6 +73,9 @@ public actor ParleyClient {
         settings = Settings(store: store, session: session)
         profile = Profile(store: store, session: session)
         contacts = Contacts(store: store, session: session)
+        presence = PresenceFeed(session: session)
+        notifications = Notifications(store: store, session: session)
+        search = Search(store: store, session: session)
         messages = MessageActions(
             store: store, session: session, sync: sync, connection: connection,
             newClientMsgId: { UUID().uuidString.lowercased() }, pendingForwards: PendingForwards())
@@ -89,12 +98,14 @@ public actor ParleyClient {
 
     /// Goes online: connects, and after every (re)connection catches up (``catchUp()``).
     public func connect() async {
-        let (sync, typing) = (self.sync, self.typing)
+        let (sync, typing, presence) = (self.sync, self.typing, self.presence)
         await connection.setHandlers(
-            onPush: { [weak sync, weak typing] frame in
+            onPush: { [weak sync, weak typing, weak presence] frame in
                 // Signals go to their feature; everything stored goes to the sync engine.
                 if frame.type == ServerFrameType.typing.rawValue {
                     if let notice = try? frame.payload(TypingNotice.self) { await typing?.receive(notice) }
+                } else if frame.type == ServerFrameType.presence.rawValue {
+                    if let update = try? frame.payload(Presence.self) { await presence?.receive(update) }
                 } else {
                     await sync?.handlePush(frame)
                 }
@@ -118,11 +129,14 @@ public actor ParleyClient {
 
     /// What happens after every (re)connection, on demand: sync from the cursor and fill
     /// holes, flush the send queue, then fetch the contact book if a snapshot sync left it
-    /// unknown (a failure leaves that to the next catch-up).
+    /// unknown, the notification preferences if it holds none, and the friends' presence (a
+    /// failure leaves those to the next catch-up).
     public func catchUp() async {
         await sync.resync()
         await sendQueue.flush()
         try? await contacts.refreshIfUnknown()
+        try? await notifications.fetchIfUnknown()
+        try? await presence.refresh()
     }
 
     /// Once a second while online: retries queued sends (an ack lost in a stalled network

@@ -31,7 +31,7 @@ public struct Contacts: Sendable {
         try await lookup(["phone": phone])
     }
 
-    /// One page of users whose nickname holds `query` (case and width folded), best matches
+    /// One page of users whose nickname holds `query` (case, accents and width folded), best matches
     /// first; pass the page's `nextCursor` for the next.
     public func search(_ query: String, cursor: String? = nil, limit: Int? = nil) async throws -> UserSearchPage {
         var parameters = ["q": query]

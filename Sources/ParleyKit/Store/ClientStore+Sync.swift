@@ -14,12 +14,13 @@ extension ClientStore {
     package func applySync(_ response: SyncResponse, summarized: Set<ConversationID> = []) throws -> StoreChanges {
         try writer.write { db in
             // A sync without a cursor is a snapshot: the events before it are never replayed,
-            // so the member lists and contacts held may have missed changes and are to be
-            // fetched again.
+            // so the member lists, contacts and notification preferences held may have missed
+            // changes and are to be fetched again.
             if try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.cursorKey]) == nil
             {
                 try db.execute(sql: "UPDATE conversations SET members_known = 0")
                 try Self.setValue(db, nil, for: Self.contactsKnownKey)
+                try Self.setValue(db, nil, for: Self.notificationSettingsKey)
             }
             var changes = StoreChanges()
             let eventsCovered = max(try Self.syncedEventSeq(db), response.events.map(\.seq).max() ?? 0)
@@ -105,6 +106,8 @@ extension ClientStore {
         case .friendGroupRemoved(let removed):
             try noteContactEvent(db, seq: event.seq)
             try removeFriendGroup(db, removed.groupId)
+        case .notificationsUpdated(let updated):
+            try applyNotificationSettings(db, updated, seq: event.seq)
         case .unknown:
             break
         }

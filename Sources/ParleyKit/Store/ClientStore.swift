@@ -19,6 +19,7 @@ public final class ClientStore: Sendable {
     public init(path: String?) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in db.add(function: Self.searchTextFunction) }
         if let path {
             try FileManager.default.createDirectory(
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -171,6 +172,24 @@ public final class ClientStore: Sendable {
                     CREATE TABLE friend_groups (id INTEGER PRIMARY KEY, name TEXT NOT NULL, created_at INTEGER NOT NULL);
                     CREATE TABLE friend_requests (id INTEGER PRIMARY KEY, request TEXT NOT NULL);
                     CREATE TABLE blocks (user_id INTEGER PRIMARY KEY, since INTEGER NOT NULL);
+                    """)
+        }
+        // Search over what the device holds: each message's folded searchable text
+        // (``SearchText``), kept by triggers whatever writes the row (a new message, an edit,
+        // a recall, a delete for oneself).
+        migrator.registerMigration("v12 search") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE messages ADD COLUMN folded TEXT;
+                    UPDATE messages SET folded = parley_search_text(kind, content) WHERE hidden = 0;
+                    CREATE TRIGGER messages_folded_on_insert AFTER INSERT ON messages BEGIN
+                        UPDATE messages SET folded = parley_search_text(NEW.kind, NEW.content)
+                        WHERE conversation_id = NEW.conversation_id AND seq = NEW.seq;
+                    END;
+                    CREATE TRIGGER messages_folded_on_update AFTER UPDATE OF kind, content ON messages BEGIN
+                        UPDATE messages SET folded = parley_search_text(NEW.kind, NEW.content)
+                        WHERE conversation_id = NEW.conversation_id AND seq = NEW.seq;
+                    END;
                     """)
         }
         return migrator

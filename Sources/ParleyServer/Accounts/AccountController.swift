@@ -4,6 +4,8 @@ import ParleyCore
 /// Accounts, sessions and the caller's profile.
 struct AccountController {
     let accounts: AccountService
+    /// Told when a user changes who sees their presence.
+    let presence: PresenceService
 
     struct SessionList: Codable, Sendable {
         var sessions: [SessionInfo]
@@ -64,7 +66,9 @@ struct AccountController {
         }
         routes.authenticated(.updatePrivacy) { request, context, identity in
             let body = try await request.decodeJSON(UpdatePrivacyRequest.self, context: context)
-            return JSONResponse(try await accounts.updatePrivacy(body, of: identity))
+            let settings = try await accounts.updatePrivacy(body, of: identity)
+            if body.presence != nil { await presence.visibilityChanged(of: identity.userId) }
+            return JSONResponse(settings)
         }
     }
 }

@@ -165,7 +165,7 @@ public struct AccountService: Sendable {
         -> UserSearchPage
     {
         let text = (query ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !FindingRules.folded(text).isEmpty, text.count <= FindingRules.maxQueryLength,
+        guard !SearchText.fold(text).isEmpty, text.count <= FindingRules.maxQueryLength,
             !TextRules.containsControlCharacter(text)
         else {
             throw ParleyError(
@@ -205,8 +205,8 @@ public struct AccountService: Sendable {
         guard update != UpdatePrivacyRequest() else {
             throw ParleyError(
                 .missingField,
-                "Give at least one of 'findByUsername', 'findByEmail', 'findByPhone', 'findByNickname', 'addMe' and "
-                    + "'messageFrom'.")
+                "Give at least one of 'findByUsername', 'findByEmail', 'findByPhone', 'findByNickname', 'addMe', "
+                    + "'messageFrom' and 'presence'.")
         }
         for (field, value) in [
             ("findByUsername", update.findByUsername), ("findByEmail", update.findByEmail),
@@ -221,6 +221,9 @@ public struct AccountService: Sendable {
         }
         if let messageFrom = update.messageFrom, !MessagePolicy.known.contains(messageFrom) {
             throw ParleyError(.invalidField, "'messageFrom' must be 'everyone' or 'friends'.")
+        }
+        if let presence = update.presence, !PresenceVisibility.known.contains(presence) {
+            throw ParleyError(.invalidField, "'presence' must be 'everyone', 'contacts' or 'nobody'.")
         }
         return try await store.updatePrivacy(userId: identity.userId, update, at: clock.now()).privacy
     }

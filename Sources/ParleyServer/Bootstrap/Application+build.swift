@@ -21,8 +21,14 @@ public func buildApplication(
     let storage = try await Storage.open(configuration, logger: logger)
     // After the last step that may fail: a reloader is registered until its service ends.
     let reloaders = configuration.sensitiveWordsPath == nil ? [] : [WordListReloader(filter: words, logger: logger)]
+    let pusher: any Pusher =
+        if let apns = configuration.apns {
+            try await APNsPusher(configuration: apns, clock: clock, logger: logger)
+        } else {
+            LogPusher(logger: logger)
+        }
     let parts = ServerParts(
-        storage: storage, configuration: configuration, clock: clock, logger: logger, words: words)
+        storage: storage, configuration: configuration, clock: clock, logger: logger, words: words, pusher: pusher)
 
     let router = Router(context: ParleyRequestContext.self)
     router.add(middleware: ErrorMiddleware())
@@ -59,7 +65,8 @@ public func buildApplication(
         server: server,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Parley"),
         // Started in this order and stopped in reverse: the store closes last.
-        services: [StoreCloser(store: storage.store)] + storage.services + [parts.hub] + reloaders,
+        services: [StoreCloser(store: storage.store)] + storage.services
+            + [parts.hub, parts.presenceTracker, parts.pushes, parts.searchIndexer] + reloaders,
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
 }

@@ -55,6 +55,16 @@ public struct ServerConfiguration: Sendable {
     public var messageWindows = MessageWindows.defaults
     /// How long a friend request stays pending (`--friend-request-ttl`, in days).
     public var friendRequestTTLMs = ContactLimits.defaultRequestTTLMs
+    /// How often a node writes which of its users connected or left, and so how long a
+    /// reconnection may take without anyone seeing the user go offline.
+    public var presenceInterval: Duration = .seconds(1)
+    /// A node not heard from for this long is taken as gone: its users with no device
+    /// elsewhere go offline (last seen at its last heartbeat). Nodes heartbeat three times
+    /// as often; their clocks must agree to within a few seconds (NTP), since a node's last
+    /// heartbeat, written with its clock, is compared with the sweeping node's.
+    public var nodeTimeout: Duration = .seconds(30)
+    /// Apple's push service, when its credentials are given; otherwise pushes are logged.
+    public var apns: APNsConfiguration?
 
     public init() {}
 

@@ -10,6 +10,12 @@ struct ServerParts {
     let hub: ConnectionHub
     let gateway: WebSocketGateway
     let store: any ParleyStore
+    /// This node's part of presence, and the pushes to devices that are not connected:
+    /// services that run beside the server.
+    let presenceTracker: PresenceTracker
+    let pushes: PushDispatcher
+    /// Indexes for search what was stored before search existed.
+    let searchIndexer: SearchIndexer
     /// Every feature's WebSocket request frames.
     let frameHandlers: FrameHandlers
     let metrics = ServerMetrics()
@@ -22,35 +28,55 @@ struct ServerParts {
     private let syncController: SyncController
     private let typingController: TypingController
     private let contactController: ContactController
+    private let presenceController: PresenceController
+    private let notificationController: NotificationController
+    private let searchController: SearchController
 
-    /// `words` is the sensitive-word filter names and profile texts must pass.
+    /// `words` is the sensitive-word filter names and profile texts must pass; `pusher`
+    /// hands notifications to a push service (by default, to the log).
     init(
         storage: Storage, configuration: ServerConfiguration, clock: WallClock, logger: Logger,
-        words: WordFilter = WordFilter()
+        words: WordFilter = WordFilter(), pusher: (any Pusher)? = nil
     ) {
         let store = storage.store
         self.store = store
+        let pushes = PushDispatcher(
+            store: store, pusher: pusher ?? LogPusher(logger: logger), clock: clock, metrics: metrics, logger: logger)
+        self.pushes = pushes
+        let presence = PresenceService(store: store, fanOut: storage.fanOut, logger: logger)
+        presenceController = PresenceController(presence: presence)
+        presenceTracker = PresenceTracker(
+            store: store, presence: presence, clock: clock, configuration: configuration, logger: logger)
+        notificationController = NotificationController(
+            notifications: NotificationService(store: store, clock: clock, pushes: pushes))
         accounts = AccountService(store: store, clock: clock, configuration: configuration, words: words)
-        accountController = AccountController(accounts: accounts)
+        accountController = AccountController(accounts: accounts, presence: presence)
         conversationController = ConversationController(
             conversations: ConversationService(
-                store: store, clock: clock, maxGroupMembers: configuration.maxGroupMembers, words: words))
-        groupController = GroupController(groups: GroupService(store: store, clock: clock, words: words))
+                store: store, clock: clock, maxGroupMembers: configuration.maxGroupMembers, words: words,
+                pushes: pushes))
+        groupController = GroupController(
+            groups: GroupService(store: store, clock: clock, words: words, pushes: pushes))
         settingsController = SettingsController(settings: SettingsService(store: store, clock: clock))
-        let messages = MessageService(store: store, clock: clock, metrics: metrics)
+        let messages = MessageService(store: store, clock: clock, metrics: metrics, pushes: pushes)
         messageController = MessageController(messages: messages)
         messageActionController = MessageActionController(
             actions: MessageActionService(
                 store: store, messages: messages, clock: clock, windows: configuration.messageWindows))
         syncController = SyncController(sync: SyncService(store: store))
+        searchController = SearchController(search: SearchService(store: store))
+        searchIndexer = SearchIndexer(store: store, logger: logger)
         typingController = TypingController(typing: TypingService(store: store, fanOut: storage.fanOut, clock: clock))
         contactController = ContactController(
             contacts: ContactService(
-                store: store, clock: clock, words: words, requestTTLMs: configuration.friendRequestTTLMs))
+                store: store, clock: clock, words: words, requestTTLMs: configuration.friendRequestTTLMs,
+                pushes: pushes))
         frameHandlers = FrameHandlers(
             groupController.frameHandlers + messageController.frameHandlers + messageActionController.frameHandlers
                 + syncController.frameHandlers + typingController.frameHandlers)
-        hub = ConnectionHub(fanOut: storage.fanOut, configuration: configuration, metrics: metrics, logger: logger)
+        hub = ConnectionHub(
+            fanOut: storage.fanOut, configuration: configuration, metrics: metrics, logger: logger,
+            presence: presenceTracker)
         gateway = WebSocketGateway(
             hub: hub, fanOut: storage.fanOut, accounts: accounts, handlers: frameHandlers,
             configuration: configuration, clock: clock, metrics: metrics)
@@ -63,12 +89,15 @@ struct ServerParts {
         SystemController(store: store, metrics: metrics).addRoutes(to: routes)
         accountController.addRoutes(to: routes)
         contactController.addRoutes(to: routes)
+        presenceController.addRoutes(to: routes)
+        notificationController.addRoutes(to: routes)
         conversationController.addRoutes(to: routes)
         groupController.addRoutes(to: routes)
         settingsController.addRoutes(to: routes)
         messageController.addRoutes(to: routes)
         messageActionController.addRoutes(to: routes)
         syncController.addRoutes(to: routes)
+        searchController.addRoutes(to: routes)
         routes.markServedElsewhere(.webSocket)
         return routes
     }

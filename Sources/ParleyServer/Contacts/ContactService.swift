@@ -9,6 +9,8 @@ struct ContactService: Sendable {
     let words: WordFilter
     /// How long a request stays pending (`--friend-request-ttl`).
     let requestTTLMs: Int64
+    /// Told of what may push to users with no device connected.
+    let pushes: PushDispatcher
 
     /// Asks `request.userId` to become friends (or befriends at once, see
     /// ``ContactStore/requestFriend(from:to:message:at:expiresAt:)``).
@@ -20,8 +22,10 @@ struct ContactService: Sendable {
             request.message ?? "", field: "message", maxLength: ContactLimits.maxRequestMessageLength)
         try words.check(message, field: "message")
         let now = clock.now()
-        return try await store.requestFriend(
+        let sent = try await store.requestFriend(
             from: identity.userId, to: userId, message: message, at: now, expiresAt: now + requestTTLMs)
+        if sent.status == .pending { pushes.enqueue(.friendRequest(from: identity.userId, to: userId)) }
+        return sent
     }
 
     func answer(_ id: FriendRequestID, _ body: AnswerFriendRequest, by identity: Identity) async throws

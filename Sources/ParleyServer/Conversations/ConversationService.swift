@@ -10,6 +10,8 @@ struct ConversationService: Sendable {
     let maxGroupMembers: Int
     /// The sensitive-word filter group names must pass.
     let words: WordFilter
+    /// Told of what may push to users with no device connected.
+    let pushes: PushDispatcher
 
     func createGroup(_ request: CreateGroupRequest, by identity: Identity) async throws -> ConversationDetail {
         let name = try TextRules.name(request.name, field: "name", maxLength: Limits.maxGroupNameLength)
@@ -17,6 +19,8 @@ struct ConversationService: Sendable {
         let summary = try await store.createGroup(
             name: name, ownerId: identity.userId, memberIds: request.memberIds, memberLimit: maxGroupMembers,
             at: clock.now())
+        let invited = Array(Set(request.memberIds).subtracting([identity.userId]))
+        if !invited.isEmpty { pushes.enqueue(.invitation(group: summary.id, by: identity.userId, users: invited)) }
         return try await store.conversation(summary.id, for: identity.userId)
     }
 

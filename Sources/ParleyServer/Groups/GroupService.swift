@@ -8,6 +8,8 @@ struct GroupService: Sendable {
     let clock: WallClock
     /// The sensitive-word filter a group's name and description and members' nicknames in it must pass.
     let words: WordFilter
+    /// Told of what may push to users with no device connected.
+    let pushes: PushDispatcher
 
     /// Changes the group's profile; every member hears `conversation.updated`.
     func update(_ id: ConversationID, _ request: UpdateGroupRequest, by identity: Identity) async throws
@@ -36,7 +38,11 @@ struct GroupService: Sendable {
         -> ConversationDetail
     {
         guard !userIds.isEmpty else { throw ParleyError(.invalidField, "'userIds' must not be empty.") }
-        return try await change(id, .addMembers(userIds), by: identity)
+        let startedAt = clock.now()
+        let detail = try await change(id, .addMembers(userIds), by: identity)
+        let added = detail.members.filter { userIds.contains($0.userId) && $0.joinedAt >= startedAt }.map(\.userId)
+        if !added.isEmpty { pushes.enqueue(.invitation(group: id, by: identity.userId, users: added)) }
+        return detail
     }
 
     /// Changes a member's role, mute or nickname.

@@ -8,6 +8,8 @@ struct MessageService: Sendable {
     let store: any ParleyStore
     let clock: WallClock
     let metrics: ServerMetrics
+    /// Told of each new message, for the members with no device connected.
+    let pushes: PushDispatcher
 
     func send(_ request: SendMessageRequest, from identity: Identity, origin: ConnectionTag? = nil) async throws
         -> SendMessageResponse
@@ -44,6 +46,7 @@ struct MessageService: Sendable {
         if !result.duplicate {
             metrics.commitLatency.record(ContinuousClock.now - started)
             metrics.messagesCommitted.increment()
+            pushes.enqueue(result.message, to: result.recipients)
         }
         return SendMessageResponse(message: result.message, duplicate: result.duplicate)
     }

@@ -15,6 +15,11 @@ public final class ServerMetrics: Sendable {
     let commitLatency: DurationHistogram
     /// Time from any frame (push, answer, error) being queued on a socket to its being written.
     let deliveryLatency: DurationHistogram
+    /// Pushes handed to a push service that took them; those that failed (the token gone
+    /// included); those dropped unsent because the queue was full.
+    let pushesDelivered: Counter
+    let pushesFailed: Counter
+    let pushesDropped: Counter
 
     init() {
         let buckets: [Duration] = [
@@ -41,6 +46,9 @@ public final class ServerMetrics: Sendable {
         stuckWriteAborts = counter("stuck_write_aborts", "Sockets aborted because their peer stopped reading.")
         commitLatency = histogram("commit", "Time to commit a message.")
         deliveryLatency = histogram("delivery", "Time from queueing a frame on a socket to writing it.")
+        pushesDelivered = counter("pushes_delivered", "Pushes a push service accepted.")
+        pushesFailed = counter("pushes_failed", "Pushes that failed, their token gone included.")
+        pushesDropped = counter("pushes_dropped", "Pushes dropped unsent because the push queue was full.")
     }
 
     /// The exposition text.

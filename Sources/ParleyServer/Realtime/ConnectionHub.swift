@@ -27,9 +27,15 @@ final class ConnectionHub: Service, Sendable {
     private let sweepInterval: Duration
     private let logger: Logger
     private let metrics: ServerMetrics
+    /// Told when a user's device authenticates here or leaves.
+    private let presence: PresenceTracker?
 
-    init(fanOut: any FanOut, configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger) {
+    init(
+        fanOut: any FanOut, configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger,
+        presence: PresenceTracker? = nil
+    ) {
         self.metrics = metrics
+        self.presence = presence
         heartbeatTimeout = UInt64(configuration.heartbeatTimeout.milliseconds) * 1_000_000
         authenticationTimeout = UInt64(configuration.authenticationTimeout.milliseconds) * 1_000_000
         writeTimeout = UInt64(configuration.writeTimeout.milliseconds) * 1_000_000
@@ -55,6 +61,7 @@ final class ConnectionHub: Service, Sendable {
             $0.byUser[identity.userId, default: []].insert(connection.tag)
             $0.bySession[identity.sessionId, default: []].insert(connection.tag)
         }
+        presence?.connected(identity.userId)
     }
 
     func unregister(_ connection: GatewayConnection) {
@@ -70,6 +77,7 @@ final class ConnectionHub: Service, Sendable {
                 }
             }
         }
+        if let identity = connection.identity { presence?.disconnected(identity.userId) }
     }
 
     /// Number of open sockets, authenticated or not.
@@ -170,13 +178,16 @@ final class ConnectionHub: Service, Sendable {
                 if Self.elapsed(since: connection.openedAt, now: now) > authenticationTimeout {
                     connection.queue.close(.unauthenticated, reason: "No auth frame in time.")
                 }
-            } else if let silence = connection.silence(now: now), silence > heartbeatTimeout,
+            } else if connection.silence(now: now).map({ $0 > heartbeatTimeout }) == true,
                 !connection.queue.isClosing
             {
-                logger.debug(
-                    "Closing a socket silent past the heartbeat timeout",
-                    metadata: ["tag": "\(connection.tag)", "silentMs": "\(silence / 1_000_000)"])
-                connection.queue.close(.heartbeatTimeout, reason: "No frame within the heartbeat timeout.")
+                // Silent by this sweep's clock; the socket's event loop has the last word.
+                connection.whenSilent(beyond: heartbeatTimeout, now: now) { [logger] silence in
+                    logger.debug(
+                        "Closing a socket silent past the heartbeat timeout",
+                        metadata: ["tag": "\(connection.tag)", "silentMs": "\(silence / 1_000_000)"])
+                    connection.queue.close(.heartbeatTimeout, reason: "No frame within the heartbeat timeout.")
+                }
             }
         }
     }

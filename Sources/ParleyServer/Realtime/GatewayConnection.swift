@@ -36,6 +36,18 @@ final class GatewayConnection: Sendable {
     /// the server's reader is behind; see ``ConnectionActivity``).
     func silence(now: UInt64) -> UInt64? { activity.silence(now: now) }
 
+    /// Calls `act` with the silence if the client is still silent past `limit` (by `now` or
+    /// later) once the socket's event loop has read what arrived: a loop busy with other
+    /// sockets (a flood on a debug build) may leave frames waiting in the kernel for seconds,
+    /// and that is not the client's silence. The loop reads ready sockets before it runs tasks.
+    func whenSilent(beyond limit: UInt64, now: UInt64, _ act: @escaping @Sendable (UInt64) -> Void) {
+        let check: @Sendable () -> Void = { [self] in
+            let later = max(now, NIODeadline.now().uptimeNanoseconds)
+            if let silence = silence(now: later), silence > limit { act(silence) }
+        }
+        if let channel { channel.eventLoop.execute(check) } else { check() }
+    }
+
     /// Notes that a write to the socket began.
     func writeBegan(now: UInt64 = NIODeadline.now().uptimeNanoseconds) { writeStarted.store(now, ordering: .relaxed) }
 

@@ -17,7 +17,7 @@ public protocol AccountStore: Sendable {
     /// (whose account carries them) for the user.
     func updatePrivacy(userId: UserID, _ update: UpdatePrivacyRequest, at now: Int64) async throws -> UserRecord
     /// Users other than `seeker` who may be found by nickname and whose folded nickname
-    /// (``FindingRules/folded(_:)``) holds `query` (folded too): the whole nickname first,
+    /// (``SearchText/fold(_:)``) holds `query` (folded too): the whole nickname first,
     /// then those starting with it, then the rest, each by id; `limit` from `offset`.
     func searchUsers(nickname query: String, for seeker: UserID, offset: Int, limit: Int) async throws
         -> [UserRecord]

@@ -25,6 +25,8 @@ public struct NewMessage: Sendable {
     public var mentions: Mentions
     /// Whether it is a forwarded copy.
     public var forwarded: Bool
+    /// Its searchable text, folded (``SearchText``), computed before the write transaction.
+    public let searchText: String?
 
     public init(
         target: MessageTarget, senderId: UserID, clientMsgId: String, kind: MessageKind, content: JSONValue,
@@ -39,6 +41,7 @@ public struct NewMessage: Sendable {
         var writer = JSONWriter()
         try writer.value(content)
         self.contentJSON = writer.text
+        self.searchText = SearchText.searchableText(kind: kind, content: content).map(SearchText.fold)
         self.sentAt = sentAt
         self.origin = origin
         self.replyTo = replyTo
@@ -58,9 +61,13 @@ public struct AppendResult: Sendable, Hashable {
     public var message: Message
     /// True when the message had been committed before with the same `clientMsgId`.
     public var duplicate: Bool
+    /// The conversation's members at the send, the sender included (empty for a duplicate):
+    /// whom the message goes to, for pushes to those not connected.
+    public var recipients: [UserID]
 
-    public init(message: Message, duplicate: Bool) {
+    public init(message: Message, duplicate: Bool, recipients: [UserID] = []) {
         self.message = message
         self.duplicate = duplicate
+        self.recipients = recipients
     }
 }
