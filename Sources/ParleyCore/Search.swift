@@ -284,6 +284,53 @@ public struct MessageSearchQuery: Hashable, Sendable {
     /// Where a result stands in the order: the phrase first (tier 0), then the rest (tier 1),
     /// newest first within a tier.
     public func tier(ofFolded text: String) -> Int { text.contains(phrase) ? 0 : 1 }
+
+    /// The passes that fetch a page, in order: each tier from the cursor's on, so that a
+    /// store reads each tier newest first and stops once the page is full, instead of
+    /// reading and sorting every match. A one-term query has one tier (its phrase is its
+    /// term).
+    public var passes: [SearchPass] {
+        let start = cursor?.tier ?? 0
+        func before(_ tier: Int) -> MessageID? { cursor?.tier == tier ? cursor?.messageId : nil }
+        guard terms.count > 1 else {
+            return start == 0 ? [SearchPass(tier: 0, holds: terms, lacks: nil, before: before(0))] : []
+        }
+        return [
+            SearchPass(tier: 0, holds: [phrase], lacks: nil, before: before(0)),
+            SearchPass(tier: 1, holds: terms, lacks: phrase, before: before(1)),
+        ].filter { $0.tier >= start }
+    }
+}
+
+/// One pass of a search (``MessageSearchQuery/passes``): the messages of one tier, newest
+/// first, whose folded searchable text holds every string of `holds` and not `lacks`, older
+/// than `before` when it is set. A store takes `ORDER BY id DESC LIMIT` what the page still
+/// needs from each pass in turn.
+public struct SearchPass: Hashable, Sendable {
+    public var tier: Int
+    /// Substrings the folded text must hold: the query's terms, or (tier 0 of a query of
+    /// several terms) its phrase, which holds them all.
+    public var holds: [String]
+    /// A substring it must not hold (tier 1: the phrase, which tier 0 found).
+    public var lacks: String?
+    /// Only messages with a smaller id (the page starts after the cursor's message).
+    public var before: MessageID?
+
+    public init(tier: Int, holds: [String], lacks: String?, before: MessageID?) {
+        self.tier = tier
+        self.holds = holds
+        self.lacks = lacks
+        self.before = before
+    }
+
+    /// The strings of ``holds`` that a trigram index can look up, and the shorter ones,
+    /// which a store checks on the rows it reads.
+    public var indexedAndShort: (indexed: [String], short: [String]) {
+        (
+            holds.filter { $0.unicodeScalars.count >= SearchText.indexedTermLength },
+            holds.filter { $0.unicodeScalars.count < SearchText.indexedTermLength }
+        )
+    }
 }
 
 /// Where the next page of a search starts: after message `messageId` of tier `tier`. On the

@@ -1,7 +1,7 @@
 /// A search's filters as SQL, written once for the server's two backends and the SDK's
 /// store: ``conditions`` on the `messages` row named `row` (each value a `?`, in the order
-/// of ``values``), and ``cursor``, the condition on the outer query's `tier` and `id` that
-/// starts a page after the query's cursor. The terms are each backend's own (an index).
+/// of ``values``). The terms and where a page starts are each backend's own (an index, and
+/// ``MessageSearchQuery/passes``).
 public struct SearchFilterSQL: Sendable {
     /// A value a condition compares with.
     public enum Value: Sendable, Hashable {
@@ -11,8 +11,6 @@ public struct SearchFilterSQL: Sendable {
 
     public private(set) var conditions: [String] = []
     public private(set) var values: [Value] = []
-    /// Nil on a first page.
-    public private(set) var cursor: (condition: String, values: [Value])?
 
     public init(_ query: MessageSearchQuery, row: String) {
         let column = { (name: String) in row.isEmpty ? name : "\(row).\(name)" }
@@ -31,11 +29,24 @@ public struct SearchFilterSQL: Sendable {
             let kinds = MessageKind.withFiles.map { "'\($0.rawValue)'" }.joined(separator: ", ")
             conditions.append("\(column("kind")) \(hasFile ? "IN" : "NOT IN") (\(kinds))")
         }
-        if let after = query.cursor {
-            cursor = (
-                "tier > ? OR (tier = ? AND id < ?)",
-                [.integer(Int64(after.tier)), .integer(Int64(after.tier)), .integer(after.messageId.rawValue)]
-            )
+    }
+
+    /// Adds the conditions of one of the query's passes: the folded text in column `folded`
+    /// holds each string of `likes` (the pass's ``SearchPass/holds``, less what an index
+    /// already matched) and not ``SearchPass/lacks``, and column `id` is below
+    /// ``SearchPass/before``.
+    public mutating func add(_ pass: SearchPass, likes: [String], folded: String, id: String) {
+        for string in likes {
+            conditions.append("\(folded) LIKE ? ESCAPE '\\'")
+            values.append(.text(SearchText.likePattern(string)))
+        }
+        if let lacks = pass.lacks {
+            conditions.append("\(folded) NOT LIKE ? ESCAPE '\\'")
+            values.append(.text(SearchText.likePattern(lacks)))
+        }
+        if let before = pass.before {
+            conditions.append("\(id) < ?")
+            values.append(.integer(before.rawValue))
         }
     }
 

@@ -5,44 +5,74 @@ import PostgresNIO
 
 extension PostgresStore {
     public func searchMessages(_ query: MessageSearchQuery, for userId: UserID) async throws -> [Message] {
-        var values: [SQLValue] = [.text(SearchText.likePattern(query.phrase)), .int(userId.rawValue)]
-        // The trigram index serves every LIKE of three characters or more; shorter ones are
-        // checked on the rows the others, or the user's messages, yield.
-        var conditions = query.terms.map { _ in "t.folded LIKE ?" }
-        values += query.terms.map { .text(SearchText.likePattern($0)) }
-        let filters = SearchFilterSQL(query, row: "m")
-        conditions += filters.conditions
-        values += filters.values.map(SQLValue.init)
-        let numbered = SearchFilterSQL.numbered(conditions.map { "AND " + $0 }.joined(separator: " "), from: 3)
-        var after = ""
-        if let cursor = filters.cursor {
-            after = "WHERE " + SearchFilterSQL.numbered(cursor.condition, from: values.count + 1)
-            values += cursor.values.map(SQLValue.init)
+        try await read { connection in
+            var found: [Message] = []
+            for pass in query.passes where found.count <= query.limit {
+                found += try await self.search(
+                    connection, query, pass, for: userId, limit: query.limit + 1 - found.count)
+            }
+            return found
         }
-        let sql = """
-            WITH readable (conversation_id, floor, ceiling) AS (
-                SELECT conversation_id, COALESCE(cleared_seq, 0), NULL::BIGINT FROM members WHERE user_id = $2
-                UNION ALL
-                SELECT f.conversation_id, 0, f.read_up_to FROM former_members f
-                WHERE f.user_id = $2 AND NOT EXISTS (
-                    SELECT 1 FROM members x WHERE x.conversation_id = f.conversation_id AND x.user_id = f.user_id)
-            )
-            SELECT * FROM (
-                SELECT m.*, CASE WHEN t.folded LIKE $1 THEN 0 ELSE 1 END AS tier
-                FROM readable r
-                JOIN messages m ON m.conversation_id = r.conversation_id
+    }
+
+    /// The conversations user `$1` may search, each with the seqs they may see (above
+    /// `floor`, up to `ceiling` when they left): what history shows them.
+    private static let readable = """
+        WITH readable (conversation_id, floor, ceiling) AS (
+            SELECT conversation_id, COALESCE(cleared_seq, 0), NULL::BIGINT FROM members WHERE user_id = $1
+            UNION ALL
+            SELECT f.conversation_id, 0, f.read_up_to FROM former_members f
+            WHERE f.user_id = $1 AND NOT EXISTS (
+                SELECT 1 FROM members x WHERE x.conversation_id = f.conversation_id AND x.user_id = f.user_id)
+        )
+        """
+
+    /// Message `m` is one user `$1` may see in readable conversation `r`.
+    private static let visible = """
+        m.conversation_id = r.conversation_id AND m.seq > r.floor AND (r.ceiling IS NULL OR m.seq <= r.ceiling)
+        AND NOT EXISTS (SELECT 1 FROM deleted_messages d
+            WHERE d.user_id = $1 AND d.conversation_id = m.conversation_id AND d.seq = m.seq)
+        """
+
+    /// Up to `limit` messages of one pass, newest first. When the pass holds a string of
+    /// three characters or more, the planner chooses between the trigram index (few
+    /// matches) and reading messages newest first until `limit` match (many). Otherwise no
+    /// index helps: each conversation the user may read is read newest first until it gave
+    /// `limit` matches, and the newest `limit` of those are the answer.
+    private func search(
+        _ connection: PostgresConnection, _ query: MessageSearchQuery, _ pass: SearchPass, for userId: UserID,
+        limit: Int
+    ) async throws -> [Message] {
+        var filters = SearchFilterSQL(query, row: "m")
+        filters.add(pass, likes: pass.holds, folded: "t.folded", id: "m.id")
+        let conditions = SearchFilterSQL.numbered(filters.conditions.map { " AND " + $0 }.joined(), from: 2)
+        var values: [SQLValue] = [.int(userId.rawValue)] + filters.values.map(SQLValue.init)
+        let sql: String
+        if !pass.indexedAndShort.indexed.isEmpty {
+            sql = """
+                \(Self.readable)
+                SELECT m.* FROM readable r JOIN messages m ON \(Self.visible)
                 JOIN message_text t ON t.message_id = m.id
-                WHERE m.seq > r.floor AND (r.ceiling IS NULL OR m.seq <= r.ceiling)
-                    AND NOT EXISTS (SELECT 1 FROM deleted_messages d
-                        WHERE d.user_id = $2 AND d.conversation_id = m.conversation_id AND d.seq = m.seq)
-                    \(numbered)
-            ) found \(after)
-            ORDER BY tier, id DESC LIMIT \(query.limit + 1)
-            """
-        let arguments = values
-        return try await read { connection in
-            try await connection.rows(sql, arguments, logger: self.logger).map { try Message(row: $0) }
+                WHERE TRUE\(conditions)
+                ORDER BY m.id DESC LIMIT \(limit)
+                """
+        } else {
+            var only = ""
+            if let conversationId = query.conversationId {
+                values.append(.int(conversationId.rawValue))
+                only = "WHERE r.conversation_id = $\(values.count)"
+            }
+            sql = """
+                \(Self.readable)
+                SELECT found.* FROM readable r CROSS JOIN LATERAL (
+                    SELECT m.* FROM messages m JOIN message_text t ON t.message_id = m.id
+                    WHERE \(Self.visible)\(conditions)
+                    ORDER BY m.seq DESC LIMIT \(limit)
+                ) found \(only)
+                ORDER BY found.id DESC LIMIT \(limit)
+                """
         }
+        return try await connection.rows(sql, values, logger: logger).map { try Message(row: $0) }
     }
 
     public func indexSearchBacklog(limit: Int) async throws -> Int {

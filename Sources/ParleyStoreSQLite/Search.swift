@@ -5,55 +5,81 @@ import ParleyStore
 extension SQLiteStore {
     public func searchMessages(_ query: MessageSearchQuery, for userId: UserID) async throws -> [Message] {
         try await pool.read { db in
-            var conditions: [String] = []
-            var arguments: StatementArguments = [SearchText.likePattern(query.phrase), userId.rawValue]
-            // Terms of three characters or more go to the trigram index (all of them in one
-            // MATCH); shorter ones are checked on the rows it, or the user's messages, yield.
-            let indexed = query.terms.filter { $0.unicodeScalars.count >= SearchText.indexedTermLength }
-            if !indexed.isEmpty {
-                conditions.append("s.folded MATCH ?")
-                arguments += [
-                    indexed.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " ")
-                ]
+            var found: [Message] = []
+            for pass in query.passes where found.count <= query.limit {
+                found += try Self.search(db, query, pass, for: userId, limit: query.limit + 1 - found.count)
             }
-            for term in query.terms where term.unicodeScalars.count < SearchText.indexedTermLength {
-                conditions.append("s.folded LIKE ? ESCAPE '\\'")
-                arguments += [SearchText.likePattern(term)]
-            }
-            let filters = SearchFilterSQL(query, row: "m")
-            conditions += filters.conditions
-            arguments += StatementArguments(filters.values.map(\.databaseValue))
-            var after = ""
-            if let cursor = filters.cursor {
-                after = "WHERE " + cursor.condition
-                arguments += StatementArguments(cursor.values.map(\.databaseValue))
-            }
-            arguments += [query.limit + 1]
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    WITH readable (conversation_id, floor, ceiling) AS (
-                        SELECT conversation_id, COALESCE(cleared_seq, 0), NULL FROM members WHERE user_id = ?2
-                        UNION ALL
-                        SELECT f.conversation_id, 0, f.read_up_to FROM former_members f
-                        WHERE f.user_id = ?2 AND NOT EXISTS (
-                            SELECT 1 FROM members x WHERE x.conversation_id = f.conversation_id AND x.user_id = f.user_id)
-                    )
-                    SELECT * FROM (
-                        SELECT m.*, CASE WHEN s.folded LIKE ?1 ESCAPE '\\' THEN 0 ELSE 1 END AS tier
-                        FROM readable r
-                        JOIN messages m ON m.conversation_id = r.conversation_id
-                        JOIN message_search s ON s.rowid = m.id
-                        WHERE m.seq > r.floor AND (r.ceiling IS NULL OR m.seq <= r.ceiling)
-                            AND NOT EXISTS (SELECT 1 FROM deleted_messages d
-                                WHERE d.user_id = ?2 AND d.conversation_id = m.conversation_id AND d.seq = m.seq)
-                            \(conditions.map { "AND " + $0 }.joined(separator: " "))
-                    ) \(after)
-                    ORDER BY tier, id DESC LIMIT ?
-                    """,
-                arguments: arguments)
-            return try rows.map { try Message(row: $0) }
+            return found
         }
+    }
+
+    /// The conversations user `?1` may search, each with the seqs they may see (above
+    /// `floor`, up to `ceiling` when they left): what history shows them.
+    private static let readable = """
+        WITH readable (conversation_id, floor, ceiling) AS MATERIALIZED (
+            SELECT conversation_id, COALESCE(cleared_seq, 0), NULL FROM members WHERE user_id = ?1
+            UNION ALL
+            SELECT f.conversation_id, 0, f.read_up_to FROM former_members f
+            WHERE f.user_id = ?1 AND NOT EXISTS (
+                SELECT 1 FROM members x WHERE x.conversation_id = f.conversation_id AND x.user_id = f.user_id)
+        )
+        """
+
+    /// Message `m` is one user `?1` may see in readable conversation `r`.
+    private static let visible = """
+        m.conversation_id = r.conversation_id AND m.seq > r.floor AND (r.ceiling IS NULL OR m.seq <= r.ceiling)
+        AND NOT EXISTS (SELECT 1 FROM deleted_messages d
+            WHERE d.user_id = ?1 AND d.conversation_id = m.conversation_id AND d.seq = m.seq)
+        """
+
+    /// Up to `limit` messages of one pass, newest first. When the pass holds a string of
+    /// three characters or more, the trigram index yields its matches newest first (all
+    /// of them in one `MATCH`) and the reading stops at `limit`. Otherwise no index helps:
+    /// each conversation the user may read is read newest first until it gave `limit`
+    /// matches, and the newest `limit` of those are the answer.
+    private static func search(
+        _ db: Database, _ query: MessageSearchQuery, _ pass: SearchPass, for userId: UserID, limit: Int
+    ) throws -> [Message] {
+        let (indexed, short) = pass.indexedAndShort
+        var filters = SearchFilterSQL(query, row: "m")
+        // The index can start at the cursor (`rowid < ?`); a scan of messages starts by id.
+        filters.add(pass, likes: short, folded: "s.folded", id: indexed.isEmpty ? "m.id" : "s.rowid")
+        let conditions = filters.conditions.map { " AND " + $0 }.joined()
+        let values = StatementArguments(filters.values.map(\.databaseValue))
+        if !indexed.isEmpty {
+            let match = indexed.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+            // CROSS JOIN keeps the index outermost, so its newest-first order is the answer's.
+            let sql = """
+                \(readable)
+                SELECT m.* FROM message_search s CROSS JOIN messages m CROSS JOIN readable r
+                WHERE s.folded MATCH ?2 AND m.id = s.rowid AND \(visible)\(conditions)
+                ORDER BY s.rowid DESC LIMIT ?
+                """
+            let arguments: StatementArguments = [userId.rawValue, match.joined(separator: " ")] + values + [limit]
+            return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { try Message(row: $0) }
+        }
+        var conversations = try Row.fetchAll(
+            db, sql: readable + " SELECT conversation_id, floor, ceiling FROM readable", arguments: [userId.rawValue])
+        if let only = query.conversationId {
+            conversations.removeAll { ConversationID($0["conversation_id"]) != only }
+        }
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT m.* FROM (SELECT ?2 AS conversation_id, ?3 AS floor, ?4 AS ceiling) r
+                CROSS JOIN messages m CROSS JOIN message_search s
+                WHERE \(visible) AND s.rowid = m.id\(conditions)
+                ORDER BY m.seq DESC LIMIT ?
+                """)
+        var found: [Message] = []
+        for conversation in conversations {
+            let bounds: StatementArguments = [
+                conversation["conversation_id"] as DatabaseValue, conversation["floor"] as DatabaseValue,
+                conversation["ceiling"] as DatabaseValue,
+            ]
+            let arguments: StatementArguments = [userId.rawValue] + bounds + values + [limit]
+            found += try Row.fetchAll(statement, arguments: arguments).map { try Message(row: $0) }
+        }
+        return Array(found.sorted { $0.id.rawValue > $1.id.rawValue }.prefix(limit))
     }
 
     public func indexSearchBacklog(limit: Int) async throws -> Int {

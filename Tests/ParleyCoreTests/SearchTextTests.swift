@@ -70,4 +70,23 @@ import Testing
             #expect(error?.message.contains(named) == true, "\(error?.message ?? "no error") for \(parameters)")
         }
     }
+
+    @Test func aPageIsFetchedTierByTierFromTheCursorsOn() throws {
+        var query = try MessageSearchQuery("Project  RELEASE")
+        #expect(
+            query.passes == [
+                SearchPass(tier: 0, holds: ["project release"], lacks: nil, before: nil),
+                SearchPass(tier: 1, holds: ["project", "release"], lacks: "project release", before: nil),
+            ])
+        query.cursor = SearchCursor(tier: 0, messageId: MessageID(7))
+        #expect(query.passes.map(\.before) == [MessageID(7), nil], "the cursor bounds its own tier only")
+        query.cursor = SearchCursor(tier: 1, messageId: MessageID(7))
+        #expect(query.passes.map(\.tier) == [1], "a cursor in tier 1 has seen all of tier 0")
+
+        var one = try MessageSearchQuery("北京")
+        #expect(one.passes == [SearchPass(tier: 0, holds: ["北京"], lacks: nil, before: nil)])
+        #expect(one.passes[0].indexedAndShort.short == ["北京"])
+        one.cursor = SearchCursor(tier: 1, messageId: MessageID(7))
+        #expect(one.passes.isEmpty, "a one-term query has no tier 1")
+    }
 }

@@ -86,6 +86,12 @@ extension StoreContractTests {
         #expect(
             try await found(store, "hello world", by: alice, pageSize: 1)
                 == (try await found(store, "hello world", by: alice)))
+        // A term no index serves is read conversation by conversation; the pages still merge
+        // them newest first, from the direct chat and the group alike.
+        let merged = ["HELLO WORLD in private", "world, then hello", "Hello World from the Crème Brûlée stand"]
+        #expect(try await found(store, "lo", by: alice) == merged)
+        #expect(try await found(store, "lo", by: alice, pageSize: 1) == merged)
+        #expect(try await found(store, "lo", by: alice) { $0.conversationId = group } == Array(merged.dropFirst()))
     }
 
     /// The index follows the history: an edit or recall changes what is found in the same

@@ -22,33 +22,22 @@ extension ClientStore {
     /// the same rules as the server's search (``SearchText``), over what is stored here, so
     /// it works offline. Messages deleted here or recalled are not found.
     public func searchMessages(_ query: MessageSearchQuery) throws -> MessageSearchPage {
-        var conditions = ["hidden = 0", "folded IS NOT NULL"]
-        var arguments: StatementArguments = [SearchText.likePattern(query.phrase)]
-        for term in query.terms {
-            conditions.append("folded LIKE ? ESCAPE '\\'")
-            arguments += [SearchText.likePattern(term)]
-        }
-        let filters = SearchFilterSQL(query, row: "")
-        conditions += filters.conditions
-        arguments += StatementArguments(filters.values.map(Self.databaseValue))
-        var after = ""
-        if let cursor = filters.cursor {
-            after = "WHERE " + cursor.condition
-            arguments += StatementArguments(cursor.values.map(Self.databaseValue))
-        }
-        arguments += [query.limit + 1]
         let found = try writer.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT * FROM (
-                        SELECT *, CASE WHEN folded LIKE ? ESCAPE '\\' THEN 0 ELSE 1 END AS tier FROM messages
-                        WHERE \(conditions.joined(separator: " AND "))
-                    ) \(after)
-                    ORDER BY tier, id DESC LIMIT ?
-                    """,
-                arguments: arguments
-            ).map(Self.message)
+            var found: [Message] = []
+            for pass in query.passes where found.count <= query.limit {
+                var filters = SearchFilterSQL(query, row: "")
+                filters.add(pass, likes: pass.holds, folded: "folded", id: "id")
+                found += try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT * FROM messages
+                        WHERE hidden = 0 AND folded IS NOT NULL AND \(filters.conditions.joined(separator: " AND "))
+                        ORDER BY id DESC LIMIT ?
+                        """,
+                    arguments: StatementArguments(filters.values.map(Self.databaseValue)) + [query.limit + 1 - found.count]
+                ).map(Self.message)
+            }
+            return found
         }
         return MessageSearchPage(query, found: found)
     }
