@@ -1,9 +1,10 @@
 import Foundation
 import ParleyCore
 
-/// `parley bench search`: message search over `messages` stored messages. One sender fills
-/// ten groups (the searcher is in five of them, so half of what matches is another team's
-/// and must be skipped) with sentences drawn from English, Chinese and Japanese words; then
+/// `parley bench search`: message search over `messages` stored messages. Ten senders, one
+/// socket each, fill ten groups (the searcher is in five of them, so half of what matches is
+/// another team's and must be skipped) with sentences drawn from English, Chinese and
+/// Japanese words; then
 /// the searcher runs each query of ``queries`` `rounds` times, one at a time, and the report
 /// gives the latency of all of them and of each kind of query.
 enum SearchBench {
@@ -21,6 +22,7 @@ enum SearchBench {
         ("common word", "meeting"), ("two words", "project release"), ("rare word", rare),
         ("no match", "zebracorn"), ("Chinese, 2 characters", "北京"), ("Chinese, 1 character", "会"),
         ("Chinese, 4 characters", "北京会议"), ("Japanese", "お疲れ様"), ("short Latin", "qu"),
+        ("short, no match", "zq"),
     ]
 
     /// The `number`th sentence: six to ten words from the three vocabularies, deterministic.
@@ -43,39 +45,57 @@ enum SearchBench {
         return words.joined(separator: " ")
     }
 
+    /// The groups the messages are spread over; the searcher is in the first half.
+    static let groupCount = 10
+
     static func run(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?, rounds: Int = 20)
         async throws -> BenchReport
     {
-        let accounts = try await client.createUsers(3, role: "s")
-        let (searcher, sender, outsider) = (accounts[0], accounts[1], accounts[2])
+        var report = BenchReport(scenario: "search")
+        // Ten groups, each with a sender of its own, so that ten sockets seed at once.
+        let accounts = try await client.createUsers(2 + groupCount, role: "s")
+        let (searcher, outsider, senders) = (accounts[0], accounts[1], Array(accounts[2...]))
         var groups: [ConversationID] = []
-        for index in 0..<10 {
+        for (index, sender) in senders.enumerated() {
             groups.append(
-                try await client.createGroup(owner: sender, members: index < 5 ? [searcher] : [outsider]))
+                try await client.createGroup(owner: sender, members: index < groupCount / 2 ? [searcher] : [outsider]))
         }
         let clock = BenchClock()
-        let socket = try await BenchSocket.open(client, token: sender.token, clock: clock)
+        var sockets: [BenchSocket] = []
+        for sender in senders { sockets.append(try await BenchSocket.open(client, token: sender.token, clock: clock)) }
         let seedingStarted = ContinuousClock.now
-        for number in 0..<options.messages {
-            try await socket.send(
-                .send,
-                SendMessageRequest(
-                    conversationId: groups[number % groups.count], clientMsgId: "s\(number)", kind: .text,
-                    content: ["text": .string(sentence(number))]),
-                id: "s\(number)")
-            // Stay a bounded distance ahead of the acknowledgements, so the server's queue
-            // for this socket never overflows.
-            while number - socket.acknowledgements > 2_000 { try await Task.sleep(for: .milliseconds(2)) }
+        let total = options.messages
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            for (index, socket) in sockets.enumerated() {
+                let group = groups[index]
+                tasks.addTask {
+                    // Message `number` goes to group `number % groupCount`: each group gets the
+                    // sentences it would get from one sender filling the groups in turn.
+                    for (sent, number) in stride(from: index, to: total, by: groupCount).enumerated() {
+                        try await socket.send(
+                            .send,
+                            SendMessageRequest(
+                                conversationId: group, clientMsgId: "s\(number)", kind: .text,
+                                content: ["text": .string(sentence(number))]),
+                            id: "s\(number)")
+                        // Stay a bounded distance ahead of the acknowledgements, so the
+                        // server's queue for this socket never overflows.
+                        while sent - socket.acknowledgements > 500 { try await Task.sleep(for: .milliseconds(2)) }
+                    }
+                }
+            }
+            try await tasks.waitForAll()
         }
+        let acknowledged = { sockets.reduce(0) { $0 + $1.acknowledgements } }
         let deadline = ContinuousClock.now + .seconds(600)
-        while socket.acknowledgements < options.messages, ContinuousClock.now < deadline {
+        while acknowledged() < total, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
         let seeding = (ContinuousClock.now - seedingStarted).seconds
-        await socket.close()
+        report.acknowledged = acknowledged()
+        for socket in sockets { await socket.close() }
 
         let all = LatencyRecorder()
-        var report = BenchReport(scenario: "search")
         let cpuBefore = server?.cpuSeconds
         let started = ContinuousClock.now
         var hits = 0
@@ -102,7 +122,6 @@ enum SearchBench {
             "searcher's share": "half the messages",
         ]
         report.sent = options.messages
-        report.acknowledged = socket.acknowledgements
         report.durationSeconds = (ContinuousClock.now - started).seconds
         report.throughput = Double(queriesRun) / max(report.durationSeconds, 0.001)
         report.latencyMs = all.percentilesMs
