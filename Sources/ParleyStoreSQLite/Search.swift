@@ -25,10 +25,9 @@ extension SQLiteStore {
         )
         """
 
-    /// Message `m` is one user `?1` may see in readable conversation `r`.
-    private static let visible = """
-        m.conversation_id = r.conversation_id AND m.seq > r.floor AND (r.ceiling IS NULL OR m.seq <= r.ceiling)
-        AND NOT EXISTS (SELECT 1 FROM deleted_messages d
+    /// Message `m` is not one user `?1` deleted for themselves.
+    private static let notDeleted = """
+        NOT EXISTS (SELECT 1 FROM deleted_messages d
             WHERE d.user_id = ?1 AND d.conversation_id = m.conversation_id AND d.seq = m.seq)
         """
 
@@ -52,7 +51,8 @@ extension SQLiteStore {
             let sql = """
                 \(readable)
                 SELECT m.* FROM message_search s CROSS JOIN messages m CROSS JOIN readable r
-                WHERE s.folded MATCH ?2 AND m.id = s.rowid AND \(visible)\(conditions)
+                WHERE s.folded MATCH ?2 AND m.id = s.rowid AND m.conversation_id = r.conversation_id
+                    AND m.seq > r.floor AND (r.ceiling IS NULL OR m.seq <= r.ceiling) AND \(notDeleted)\(conditions)
                 ORDER BY s.rowid DESC LIMIT ?
                 """
             let arguments: StatementArguments = [userId.rawValue, match.joined(separator: " ")] + values + [limit]
@@ -63,18 +63,20 @@ extension SQLiteStore {
         if let only = query.conversationId {
             conversations.removeAll { ConversationID($0["conversation_id"]) != only }
         }
+        // The bounds are the statement's own values, so that the (conversation_id, seq) index
+        // yields the conversation newest first with no sort.
         let statement = try db.cachedStatement(
             sql: """
-                SELECT m.* FROM (SELECT ?2 AS conversation_id, ?3 AS floor, ?4 AS ceiling) r
-                CROSS JOIN messages m CROSS JOIN message_search s
-                WHERE \(visible) AND s.rowid = m.id\(conditions)
+                SELECT m.* FROM messages m CROSS JOIN message_search s
+                WHERE m.conversation_id = ?2 AND m.seq > ?3 AND m.seq <= ?4 AND \(notDeleted)
+                    AND s.rowid = m.id\(conditions)
                 ORDER BY m.seq DESC LIMIT ?
                 """)
         var found: [Message] = []
         for conversation in conversations {
             let bounds: StatementArguments = [
-                conversation["conversation_id"] as DatabaseValue, conversation["floor"] as DatabaseValue,
-                conversation["ceiling"] as DatabaseValue,
+                conversation["conversation_id"] as Int64, conversation["floor"] as Int64,
+                conversation["ceiling"] as Int64? ?? Int64.max,
             ]
             let arguments: StatementArguments = [userId.rawValue] + bounds + values + [limit]
             found += try Row.fetchAll(statement, arguments: arguments).map { try Message(row: $0) }
