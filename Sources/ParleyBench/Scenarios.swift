@@ -21,6 +21,9 @@ public struct BenchOptions: Sendable {
     /// Fixes the user names (a fresh server is then needed per run); random when nil.
     public var seed: UInt64?
     public var serverPID: Int32?
+    /// search: a shell command run after seeding and before the queries, such as
+    /// `scripts/copy-messages.sh`, which multiplies the stored messages in the database.
+    public var beforeQueries: String?
 
     public init() {}
 }

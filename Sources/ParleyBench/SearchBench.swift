@@ -94,6 +94,18 @@ enum SearchBench {
         let seeding = (ContinuousClock.now - seedingStarted).seconds
         report.acknowledged = acknowledged()
         for socket in sockets { await socket.close() }
+        if let command = options.beforeQueries {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", command]
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                throw ParleyError(
+                    .invalidField, "--before-queries '\(command)' exited with \(process.terminationStatus).")
+            }
+            report.parameters["before queries"] = command
+        }
 
         let all = LatencyRecorder()
         let cpuBefore = server?.cpuSeconds
@@ -117,10 +129,9 @@ enum SearchBench {
             }
         }
         let queriesRun = queries.count * rounds
-        report.parameters = [
-            "stored messages": "\(options.messages)", "queries": "\(queriesRun)",
-            "searcher's share": "half the messages",
-        ]
+        report.parameters["stored messages"] = "\(options.messages)"
+        report.parameters["queries"] = "\(queriesRun)"
+        report.parameters["searcher's share"] = "half the messages"
         report.sent = options.messages
         report.durationSeconds = (ContinuousClock.now - started).seconds
         report.throughput = Double(queriesRun) / max(report.durationSeconds, 0.001)

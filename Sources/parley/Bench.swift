@@ -23,6 +23,8 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "ramp: the most steps.") var rampSteps = 12
     @Option(help: "Seed for the user names, to repeat a run on a fresh server (default: random).") var seed: UInt64?
     @Option(help: "PID of the server, to read its CPU time and memory from /proc.") var serverPid: Int32?
+    @Option(help: "search: a shell command to run between seeding and the queries (e.g. scripts/copy-messages.sh).")
+    var beforeQueries: String?
     @Flag(help: "Print JSON instead of a table.") var json = false
     @Flag(help: "Exit non-zero unless every message arrived exactly once and in order.") var requireExactlyOnce = false
 
@@ -45,6 +47,7 @@ struct Bench: AsyncParsableCommand {
         options.rampSteps = rampSteps
         options.seed = seed
         options.serverPID = serverPid
+        options.beforeQueries = beforeQueries
         let reports = try await which.run(options)
         if json {
             print(try BenchReport.json(reports))
