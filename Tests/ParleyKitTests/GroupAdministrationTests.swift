@@ -263,7 +263,7 @@ extension LiveServerSuites {
 
 /// Passes HTTP through, noting each request's method and URL.
 final class RecordedHTTP: HTTPTransport {
-    private let http = AsyncHTTPTransport(timeout: .seconds(10))
+    private let http = AsyncHTTPTransport(timeout: testHTTPTimeout)
     private let seen = Mutex<[String]>([])
 
     var urls: [String] { seen.withLock { $0 } }

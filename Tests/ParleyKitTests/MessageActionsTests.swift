@@ -21,7 +21,7 @@ func shown(_ context: ChatContext, seq: Int64) async -> ChatItem? {
 /// A network that loses the answers to the first `count` requests whose URL contains `path`,
 /// after the server handled them (the case a retry must not double).
 final class AnswerLosingTransport: HTTPTransport {
-    private let inner = AsyncHTTPTransport(timeout: .seconds(10))
+    private let inner = AsyncHTTPTransport(timeout: testHTTPTimeout)
     private let path: String
     private let losses: Mutex<Int>
 

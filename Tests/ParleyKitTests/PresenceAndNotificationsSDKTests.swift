@@ -135,7 +135,7 @@ extension LiveServerSuites {
 /// An HTTP transport that, while closed, holds the answers of `GET /v1/presence` after they
 /// arrived, until opened: an answer overtaken by what happened meanwhile.
 final class GatedPresenceTransport: HTTPTransport {
-    private let base = AsyncHTTPTransport(timeout: .seconds(10))
+    private let base = AsyncHTTPTransport(timeout: testHTTPTimeout)
     private let gate = Mutex<(closed: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
 
     var holdsAnAnswer: Bool { gate.withLock { !$0.waiting.isEmpty } }

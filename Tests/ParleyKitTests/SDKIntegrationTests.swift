@@ -6,12 +6,16 @@ import ParleyTesting
 import Synchronization
 import Testing
 
-/// A client with quick timings, over the real transports. HTTP calls wait up to 30 s: a
-/// hang guard, since a flood in another suite (a debug build on two cores) can hold the
-/// shared event loops for seconds, and a timed-out setup call is not retried.
+/// How long the tests' HTTP calls wait: a hang guard, since a flood in another suite (a
+/// debug build on two cores, PostgreSQL beside it) can hold the shared event loops for
+/// seconds, and a timed-out setup call is not retried.
+let testHTTPTimeout: Duration = .seconds(30)
+
+/// A client with quick timings, over the real transports, HTTP calls waiting up to
+/// ``testHTTPTimeout``.
 func makeClient(
     _ url: String, storePath: String? = nil, device: String = "test",
-    http: any HTTPTransport = AsyncHTTPTransport(timeout: .seconds(30))
+    http: any HTTPTransport = AsyncHTTPTransport(timeout: testHTTPTimeout)
 ) throws -> ParleyClient {
     var configuration = ClientConfiguration(serverURL: url)
     configuration.connection.heartbeatInterval = .seconds(1)
@@ -264,7 +268,7 @@ extension LiveServerSuites {
             private let lock = NSLock()
             private var closed = false
             private var waiting = 0
-            private let http = AsyncHTTPTransport(timeout: .seconds(10))
+            private let http = AsyncHTTPTransport(timeout: testHTTPTimeout)
 
             func close() { lock.withLock { closed = true } }
             func open() { lock.withLock { closed = false } }
