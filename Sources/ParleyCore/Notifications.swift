@@ -241,6 +241,13 @@ public struct PushToken: Codable, Hashable, Sendable {
         self.sandbox = sandbox
         self.createdAt = createdAt
     }
+
+    /// The token a registration stores at `now` (not sandboxed unless it says so).
+    public init(_ request: RegisterPushTokenRequest, at now: Int64) {
+        self.init(
+            platform: request.platform, token: request.token, appId: request.appId, sandbox: request.sandbox ?? false,
+            createdAt: now)
+    }
 }
 
 /// The rules of notification settings and push tokens, shared by server and clients.

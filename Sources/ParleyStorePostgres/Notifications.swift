@@ -39,9 +39,7 @@ extension PostgresStore {
     public func registerPushToken(
         _ request: RegisterPushTokenRequest, for sessionId: SessionID, of userId: UserID, at now: Int64
     ) async throws -> PushToken {
-        let token = PushToken(
-            platform: request.platform, token: request.token, appId: request.appId, sandbox: request.sandbox ?? false,
-            createdAt: now)
+        let token = PushToken(request, at: now)
         try await write { connection, _ in
             try await connection.rows(
                 "DELETE FROM push_tokens WHERE (platform = $1 AND token = $2) OR session_id = $3",
@@ -125,23 +123,19 @@ extension PostgresStore {
                     .int(actor.rawValue), SQLValue(conversationId?.rawValue),
                     .text((users ?? []).map { String($0.rawValue) }.joined(separator: ",")), .int(now),
                 ], logger: self.logger)
-            var recipients: [PushRecipient] = []
-            for row in rows {
-                let token = PushToken(
-                    platform: PushPlatform(rawValue: try row.text("platform")), token: try row.text("token"),
-                    appId: try row.text("app_id"), sandbox: try row.bool("sandbox"),
-                    createdAt: try row.int("created_at"))
-                let userId = UserID(try row.int("user_id"))
-                if recipients.last?.userId == userId {
-                    recipients[recipients.count - 1].tokens.append(token)
-                } else {
-                    recipients.append(
-                        PushRecipient(
-                            userId: userId, tokens: [token],
-                            settings: try NotificationSettings(stored: try row.optionalText("notifications")),
-                            muted: try row.bool("conversation_muted"), badge: try row.int("badge")))
-                }
-            }
+            let recipients = PushRecipient.merging(
+                try rows.map { row in
+                    PushRecipient(
+                        userId: UserID(try row.int("user_id")),
+                        tokens: [
+                            PushToken(
+                                platform: PushPlatform(rawValue: try row.text("platform")), token: try row.text("token"),
+                                appId: try row.text("app_id"), sandbox: try row.bool("sandbox"),
+                                createdAt: try row.int("created_at"))
+                        ],
+                        settings: try NotificationSettings(stored: try row.optionalText("notifications")),
+                        muted: try row.bool("conversation_muted"), badge: try row.int("badge"))
+                })
             return PushAudience(actorName: actorName, groupName: groupName, recipients: recipients)
         }
     }

@@ -33,9 +33,7 @@ extension SQLiteStore {
     public func registerPushToken(
         _ request: RegisterPushTokenRequest, for sessionId: SessionID, of userId: UserID, at now: Int64
     ) async throws -> PushToken {
-        let token = PushToken(
-            platform: request.platform, token: request.token, appId: request.appId, sandbox: request.sandbox ?? false,
-            createdAt: now)
+        let token = PushToken(request, at: now)
         try await pool.write { db in
             try db.execute(
                 sql: "DELETE FROM push_tokens WHERE platform = ? AND token = ?",
@@ -113,22 +111,18 @@ extension SQLiteStore {
                 arguments: [
                     actor.rawValue, conversationId?.rawValue, try JSONText.encode((users ?? []).map(\.rawValue)), now,
                 ])
-            var recipients: [PushRecipient] = []
-            for row in rows {
-                let token = PushToken(
-                    platform: PushPlatform(rawValue: row["platform"]), token: row["token"], appId: row["app_id"],
-                    sandbox: row["sandbox"], createdAt: row["created_at"])
-                let userId = UserID(row["user_id"])
-                if recipients.last?.userId == userId {
-                    recipients[recipients.count - 1].tokens.append(token)
-                } else {
-                    recipients.append(
-                        PushRecipient(
-                            userId: userId, tokens: [token],
-                            settings: try NotificationSettings(stored: row["notifications"]),
-                            muted: row["conversation_muted"], badge: row["badge"]))
-                }
-            }
+            let recipients = PushRecipient.merging(
+                try rows.map { row in
+                    PushRecipient(
+                        userId: UserID(row["user_id"]),
+                        tokens: [
+                            PushToken(
+                                platform: PushPlatform(rawValue: row["platform"]), token: row["token"],
+                                appId: row["app_id"], sandbox: row["sandbox"], createdAt: row["created_at"])
+                        ],
+                        settings: try NotificationSettings(stored: row["notifications"]),
+                        muted: row["conversation_muted"], badge: row["badge"])
+                })
             return PushAudience(actorName: actorName, groupName: groupName, recipients: recipients)
         }
     }

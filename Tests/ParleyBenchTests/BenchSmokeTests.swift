@@ -1,4 +1,6 @@
+import Foundation
 import ParleyBench
+import ParleyCore
 import ParleyTesting
 import Testing
 
@@ -26,10 +28,22 @@ import Testing
         let server = try await InProcessServer.start()
         var options = Self.tinyOptions(server)
         options.messages = 200
+        // A command to run between seeding and the queries (a copy of the stored messages).
+        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("search-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: marker) }
+        options.beforeQueries = "echo ran > '\(marker.path)'"
         let report = try #require(try await BenchScenario.search.run(options).first)
+        #expect(try String(contentsOf: marker, encoding: .utf8) == "ran\n")
+        #expect(report.parameters["before queries"] == options.beforeQueries)
         #expect(report.acknowledged == 200)
         #expect((report.figures["hits per query"] ?? 0) > 1, "\(report.figures)")
         #expect(report.figures["Chinese, 1 character p99 (ms)"] != nil, "\(report.figures)")
+
+        // A command that fails stops the run before any query: its figures would mislead.
+        options.messages = 10
+        options.beforeQueries = "exit 3"
+        let error = await #expect(throws: ParleyError.self) { try await BenchScenario.search.run(options) }
+        #expect(error?.message.contains("exited with 3") == true)
         await server.stop()
     }
 

@@ -171,6 +171,10 @@ extension StoreContractTests {
         _ = try await store.registerPushToken(
             RegisterPushTokenRequest(platform: .apns, token: "ee", appId: "app.parley"), for: expired, of: eve,
             at: Self.now)
+        // Bob's tablet holds a token too: he is one recipient with both.
+        _ = try await store.registerPushToken(
+            RegisterPushTokenRequest(platform: .apns, token: "bb", appId: "app.parley"),
+            for: try await session(store, bob), of: bob, at: Self.now)
         _ = try await store.updateSettings(UpdateSettingsRequest(muted: true), of: group, for: bob, at: Self.now)
         let direct = try await store.appendMessage(
             try text("hi", to: .directWith(bob), from: alice, id: "d1")
@@ -184,7 +188,7 @@ extension StoreContractTests {
         #expect(audience.recipients.map(\.userId) == [bob])
         let bobs = try #require(audience.recipients.first)
         #expect(bobs.muted && bobs.settings == .defaults)
-        #expect(bobs.tokens.map(\.token) == ["aa\(bob.rawValue)"])
+        #expect(bobs.tokens.map(\.token) == ["aa\(bob.rawValue)", "bb"])
         // The group is muted, so only the direct message counts.
         #expect(bobs.badge == 1)
         let toDirect = try await store.pushAudience(of: nil, in: direct, from: alice, at: Self.now)

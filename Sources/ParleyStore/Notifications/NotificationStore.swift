@@ -18,6 +18,20 @@ public struct PushRecipient: Sendable, Hashable {
         self.muted = muted
         self.badge = badge
     }
+
+    /// The recipients of an audience query's rows, one row per token ordered by user: each
+    /// user's rows become one recipient holding all their tokens.
+    public static func merging(_ rows: [PushRecipient]) -> [PushRecipient] {
+        var recipients: [PushRecipient] = []
+        for row in rows {
+            if recipients.last?.userId == row.userId {
+                recipients[recipients.count - 1].tokens += row.tokens
+            } else {
+                recipients.append(row)
+            }
+        }
+        return recipients
+    }
 }
 
 /// Who a push about one event goes to, with the names it shows.
