@@ -15,6 +15,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
     case listFriendGroups, createFriendGroup, renameFriendGroup, deleteFriendGroup, recommendContacts
     case getPresence, getNotificationSettings, updateNotificationSettings, registerPushToken, removePushToken
     case searchMessages, searchContacts, searchGroups
+    case startUpload, getUpload, putChunk, completeUpload, cancelUpload, getFile, getFileInfo, createFileLink
     case sync, webSocket
 
     /// The HTTP method, upper-case.
@@ -23,15 +24,15 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .register, .login, .refresh, .createGroup, .openDirect, .addMembers, .markRead, .sendMessage,
             .transferGroup, .dissolveGroup, .createInviteLink, .useInvite, .resolveJoinRequest, .forwardMessage,
             .recallMessage, .deleteMessages, .markDelivered, .sendFriendRequest, .answerFriendRequest,
-            .createFriendGroup:
+            .createFriendGroup, .startUpload, .completeUpload, .createFileLink:
             "POST"
         case .logout, .revokeSession, .removeMember, .revokeInviteLink, .removeContact, .unblockUser,
-            .deleteFriendGroup, .removePushToken:
+            .deleteFriendGroup, .removePushToken, .cancelUpload:
             "DELETE"
         case .updateMe, .updatePrivacy, .updateGroup, .updateMember, .updateSettings, .editMessage, .updateContact,
             .renameFriendGroup, .updateNotificationSettings:
             "PATCH"
-        case .blockUser, .registerPushToken: "PUT"
+        case .blockUser, .registerPushToken, .putChunk: "PUT"
         default: "GET"
         }
     }
@@ -92,6 +93,13 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .searchGroups: "/v1/search/groups"
         case .getNotificationSettings, .updateNotificationSettings: "/v1/me/notifications"
         case .registerPushToken, .removePushToken: "/v1/me/push-token"
+        case .startUpload: "/v1/uploads"
+        case .getUpload, .cancelUpload: "/v1/uploads/{uploadId}"
+        case .putChunk: "/v1/uploads/{uploadId}/chunks/{offset}"
+        case .completeUpload: "/v1/uploads/{uploadId}/complete"
+        case .getFile: "/v1/files/{fileId}"
+        case .getFileInfo: "/v1/files/{fileId}/info"
+        case .createFileLink: "/v1/files/{fileId}/links"
         case .sync: "/v1/sync"
         case .webSocket: "/v1/ws"
         }
@@ -100,7 +108,8 @@ public enum Endpoint: String, CaseIterable, Sendable {
     /// Whether the request must carry `Authorization: Bearer <access token>`.
     public var requiresAuthentication: Bool {
         switch self {
-        case .health, .ready, .openAPI, .metrics, .register, .login, .refresh, .webSocket: false
+        // A file is read with a token or with a signed link (checked by its handler).
+        case .health, .ready, .openAPI, .metrics, .register, .login, .refresh, .webSocket, .getFile: false
         default: true
         }
     }

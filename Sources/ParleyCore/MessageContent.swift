@@ -4,9 +4,11 @@
 /// it. A kind this version does not know becomes `.unsupported` and is kept intact.
 public enum MessageContent: Hashable, Sendable {
     case text(text: String, mentions: Mentions)
-    case image(fileId: String, width: Int, height: Int)
+    /// An image, with a smaller image of its own (`thumbnailId`) a client shows first.
+    case image(fileId: String, width: Int, height: Int, thumbnailId: String?)
     case voice(fileId: String, durationMs: Int)
-    case video(fileId: String, durationMs: Int, size: Int)
+    /// A video, with its dimensions and a still (`posterId`) shown before it plays.
+    case video(fileId: String, durationMs: Int, size: Int, width: Int?, height: Int?, posterId: String?)
     case file(fileId: String, name: String, size: Int)
     case sticker(pack: String, sticker: String)
     case location(latitude: Double, longitude: Double, name: String?)
@@ -31,14 +33,15 @@ public enum MessageContent: Hashable, Sendable {
             self = .text(text: try fields.text("text"), mentions: try fields.mentions())
         case .image:
             self = .image(
-                fileId: try fields.string("fileId"), width: try fields.count("width"),
-                height: try fields.count("height"))
+                fileId: try fields.string("fileId"), width: try fields.count("width", minimum: 1),
+                height: try fields.count("height", minimum: 1), thumbnailId: try fields.optionalString("thumbnailId"))
         case .voice:
             self = .voice(fileId: try fields.string("fileId"), durationMs: try fields.count("durationMs"))
         case .video:
             self = .video(
                 fileId: try fields.string("fileId"), durationMs: try fields.count("durationMs"),
-                size: try fields.count("size"))
+                size: try fields.count("size"), width: try fields.optionalCount("width"),
+                height: try fields.optionalCount("height"), posterId: try fields.optionalString("posterId"))
         case .file:
             self = .file(
                 fileId: try fields.string("fileId"), name: try fields.string("name"), size: try fields.count("size"))
@@ -76,12 +79,42 @@ public enum MessageContent: Hashable, Sendable {
         }
     }
 
+    /// The files it shows, each with the kind of message it must suit (a thumbnail or a
+    /// poster is an image) and the size the content states, where it states one.
+    public var fileReferences: [FileReference] {
+        switch self {
+        case .image(let fileId, _, _, let thumbnailId):
+            [FileReference(fileId: fileId, kind: .image)]
+                + (thumbnailId.map { [FileReference(fileId: $0, kind: .image)] } ?? [])
+        case .voice(let fileId, _): [FileReference(fileId: fileId, kind: .voice)]
+        case .video(let fileId, _, let size, _, _, let posterId):
+            [FileReference(fileId: fileId, kind: .video, size: Int64(size))]
+                + (posterId.map { [FileReference(fileId: $0, kind: .image)] } ?? [])
+        case .file(let fileId, _, let size): [FileReference(fileId: fileId, kind: .file, size: Int64(size))]
+        default: []
+        }
+    }
+
     /// The text of a text or reply.
     public var text: String? {
         switch self {
         case .text(let text, _), .reply(let text, _, _): text
         default: nil
         }
+    }
+}
+
+/// A file a message shows: the kind of message its type must suit and, for a file or a
+/// video, the size the message states.
+public struct FileReference: Hashable, Sendable {
+    public var fileId: String
+    public var kind: MessageKind
+    public var size: Int64?
+
+    public init(fileId: String, kind: MessageKind, size: Int64? = nil) {
+        self.fileId = fileId
+        self.kind = kind
+        self.size = size
     }
 }
 
@@ -104,6 +137,11 @@ private struct ContentFields {
             throw fail("needs a non-empty string '\(key)' of at most 1024 characters, with no control characters")
         }
         return value
+    }
+
+    func optionalCount(_ key: String) throws -> Int? {
+        guard let value = members[key], value != .null else { return nil }
+        return try count(key, minimum: 1)
     }
 
     func optionalString(_ key: String) throws -> String? {

@@ -107,6 +107,18 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let friendGroupNotFound = ErrorCode("friend_group_not_found", 404)
     public static let friendGroupExists = ErrorCode("friend_group_exists", 409)
     public static let tooManyFriendGroups = ErrorCode("too_many_friend_groups", 409)
+    // Files.
+    public static let fileNotFound = ErrorCode("file_not_found", 404)
+    public static let uploadNotFound = ErrorCode("upload_not_found", 404)
+    public static let fileTooLarge = ErrorCode("file_too_large", 413)
+    public static let fileTypeNotAllowed = ErrorCode("file_type_not_allowed", 415)
+    public static let quotaExceeded = ErrorCode("quota_exceeded", 403)
+    public static let tooManyUploads = ErrorCode("too_many_uploads", 409)
+    public static let chunkInvalid = ErrorCode("chunk_invalid", 400)
+    public static let uploadIncomplete = ErrorCode("upload_incomplete", 409)
+    public static let fileMismatch = ErrorCode("file_mismatch", 422)
+    public static let rangeNotSatisfiable = ErrorCode("range_not_satisfiable", 416)
+    public static let linkInvalid = ErrorCode("link_invalid", 403)
     // Server side.
     public static let unavailable = ErrorCode("unavailable", 503)
     public static let internalError = ErrorCode("internal_error", 500)
@@ -127,7 +139,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
             .messageNotEditable, .messageNotForwardable, .replyOutsideConversation, .mentionAllNotAllowed,
             .cannotAddSelf, .alreadyFriends, .notAcceptingRequests, .blocked, .notAFriend, .friendRequestNotFound,
             .friendRequestClosed, .contactNotFound, .tooManyFriends, .tooManyPendingRequests, .tooManyBlocks,
-            .remarkInvalid, .friendGroupNotFound, .friendGroupExists, .tooManyFriendGroups,
+            .remarkInvalid, .friendGroupNotFound, .friendGroupExists, .tooManyFriendGroups, .fileNotFound,
+            .uploadNotFound, .fileTooLarge, .fileTypeNotAllowed, .quotaExceeded, .tooManyUploads, .chunkInvalid,
+            .uploadIncomplete, .fileMismatch, .rangeNotSatisfiable, .linkInvalid,
         ]
         return Dictionary(uniqueKeysWithValues: all.map { ($0.rawValue, $0.httpStatus) })
     }()

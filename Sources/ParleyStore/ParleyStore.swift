@@ -22,7 +22,8 @@ import ParleyCore
 ///
 /// Domain failures are thrown as ``ParleyError``; anything else is an internal failure.
 public protocol ParleyStore: AccountStore, SessionStore, ConversationStore, GroupStore, MessageStore,
-    MessageActionStore, SyncStore, ContactStore, PresenceStore, NotificationStore, SearchStore
+    MessageActionStore, SyncStore, ContactStore, PresenceStore, NotificationStore, SearchStore,
+    FileStore
 {
     /// Succeeds when the storage can serve reads and writes (readiness).
     func checkReady() async throws

@@ -55,6 +55,7 @@ extension PostgresStore {
                 try await connection.rows(
                     "DELETE FROM mentions WHERE conversation_id = $1 AND seq = $2",
                     [.int(conversationId.rawValue), .int(message.seq)], logger: self.logger)
+                try await self.releaseFiles(connection, of: id, at: now)
             }
             if updated.isRecalled {
                 // Earlier edits of it leave no text behind in anyone's event stream.

@@ -124,6 +124,7 @@ extension PostgresStore {
                 .text(new.kind.rawValue), .text(new.contentJSON), .int(new.sentAt), SQLValue(new.replyTo?.rawValue),
                 SQLValue(try quote.map(JSONText.encode)), .bool(new.forwarded), SQLValue(new.searchText),
             ], logger: logger)!
+        if !new.fileIds.isEmpty { try await referenceFiles(connection, new.fileIds, from: MessageID(id)) }
         // Sending implies having read everything before it; a notice of what someone did does not.
         if new.kind != .system {
             try await connection.rows(

@@ -291,6 +291,47 @@ enum PostgresSchema {
             version: 12,
             sql: []
         ),
+        (
+            version: 13,
+            sql: [
+                // Files: one row per content (by hash), who may send each (claims), which
+                // messages show each (references), and uploads in progress with their chunks. A
+                // file's grace period before collection begins at `released_at`.
+                """
+                CREATE TABLE files (
+                    id TEXT PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE, size BIGINT NOT NULL, mime_type TEXT NOT NULL,
+                    created_at BIGINT NOT NULL, released_at BIGINT NOT NULL)
+                """,
+                """
+                CREATE TABLE file_claims (
+                    file_id TEXT NOT NULL REFERENCES files(id) ON DELETE CASCADE, user_id BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL, PRIMARY KEY (file_id, user_id))
+                """,
+                "CREATE INDEX file_claims_by_user ON file_claims (user_id)",
+                """
+                CREATE TABLE file_refs (
+                    file_id TEXT NOT NULL REFERENCES files(id), message_id BIGINT NOT NULL,
+                    PRIMARY KEY (file_id, message_id))
+                """,
+                "CREATE INDEX file_refs_by_message ON file_refs (message_id)",
+                """
+                CREATE TABLE uploads (
+                    id TEXT PRIMARY KEY, user_id BIGINT NOT NULL, sha256 TEXT NOT NULL, size BIGINT NOT NULL,
+                    mime_type TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, chunk_size BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)
+                """,
+                "CREATE INDEX uploads_by_user ON uploads (user_id)",
+                "CREATE INDEX uploads_by_expiry ON uploads (expires_at)",
+                """
+                CREATE TABLE upload_chunks (
+                    upload_id TEXT NOT NULL REFERENCES uploads(id) ON DELETE CASCADE, chunk_start BIGINT NOT NULL,
+                    length BIGINT NOT NULL, PRIMARY KEY (upload_id, chunk_start))
+                """,
+                "CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+                "CREATE INDEX users_by_avatar ON users (avatar) WHERE avatar IS NOT NULL",
+                "CREATE INDEX conversations_by_avatar ON conversations (avatar) WHERE avatar IS NOT NULL",
+            ]
+        ),
     ]
 
     /// Steps a migration needs that SQL cannot do, run after its statements in the same

@@ -172,6 +172,17 @@ public final class PostgresStore: ParleyStore {
         }
     }
 
+    /// Runs unversioned writes (files, uploads) in one transaction, without the write lock.
+    func transaction<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withTransaction(logger: logger) { try await body($0) }
+        } catch let error as PostgresTransactionError {
+            throw Self.domainError(error.closureError ?? error.commitError ?? error)
+        } catch {
+            throw Self.domainError(error)
+        }
+    }
+
     /// Runs one unversioned statement group (accounts, sessions) without the write lock.
     func plain<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         do {

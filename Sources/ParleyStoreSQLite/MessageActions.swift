@@ -51,6 +51,7 @@ extension SQLiteStore {
                 try db.execute(
                     sql: "DELETE FROM mentions WHERE conversation_id = ? AND seq = ?",
                     arguments: [message.conversationId.rawValue, message.seq])
+                try Self.releaseFiles(db, of: id, at: now)
             }
             if updated.isRecalled {
                 // Earlier edits of it leave no text behind in anyone's event stream.

@@ -116,6 +116,7 @@ extension SQLiteStore {
             clientMsgId: new.clientMsgId, kind: new.kind, content: new.content, sentAt: new.sentAt, quote: quote,
             forwarded: new.forwarded ? true : nil)
         if let folded = new.searchText { try Self.indexNew(db, message.id, folded: folded) }
+        if !new.fileIds.isEmpty { try Self.referenceFiles(db, new.fileIds, from: message.id) }
         // Sending implies having read everything before it; a notice of what someone did does not.
         if new.kind != .system {
             try db.cachedStatement(

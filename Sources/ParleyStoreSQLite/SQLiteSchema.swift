@@ -317,6 +317,58 @@ enum SQLiteSchema {
             // and group members alike.
             try foldNicknames(db)
         }
+        migrator.registerMigration("v12") { db in
+            // Files: one row per content (by hash), who may send each (claims), which messages
+            // show each (references), and uploads in progress with their chunks. A file's grace
+            // period before collection begins at `released_at`.
+            try db.execute(
+                sql: """
+                    CREATE TABLE files (
+                        id TEXT PRIMARY KEY,
+                        sha256 TEXT NOT NULL UNIQUE,
+                        size INTEGER NOT NULL,
+                        mime_type TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        released_at INTEGER NOT NULL
+                    );
+                    CREATE TABLE file_claims (
+                        file_id TEXT NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+                        user_id INTEGER NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        PRIMARY KEY (file_id, user_id)
+                    );
+                    CREATE INDEX file_claims_by_user ON file_claims (user_id);
+                    CREATE TABLE file_refs (
+                        file_id TEXT NOT NULL,
+                        message_id INTEGER NOT NULL,
+                        PRIMARY KEY (file_id, message_id)
+                    );
+                    CREATE INDEX file_refs_by_message ON file_refs (message_id);
+                    CREATE TABLE uploads (
+                        id TEXT PRIMARY KEY,
+                        user_id INTEGER NOT NULL,
+                        sha256 TEXT NOT NULL,
+                        size INTEGER NOT NULL,
+                        mime_type TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        chunk_size INTEGER NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        expires_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX uploads_by_user ON uploads (user_id);
+                    CREATE INDEX uploads_by_expiry ON uploads (expires_at);
+                    CREATE TABLE upload_chunks (
+                        upload_id TEXT NOT NULL REFERENCES uploads(id) ON DELETE CASCADE,
+                        chunk_start INTEGER NOT NULL,
+                        length INTEGER NOT NULL,
+                        PRIMARY KEY (upload_id, chunk_start)
+                    );
+                    CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+                    CREATE INDEX users_by_avatar ON users (avatar) WHERE avatar IS NOT NULL;
+                    CREATE INDEX conversations_by_avatar ON conversations (avatar) WHERE avatar IS NOT NULL;
+                    """)
+        }
         return migrator
     }
 

@@ -192,9 +192,9 @@ func render(_ content: MessageContent, names: [UserID: String] = [:]) -> String 
     switch content {
     case .text(let text, _): text
     case .reply(let text, _, _): text
-    case .image(_, let width, let height): "[image \(width)×\(height)]"
+    case .image(_, let width, let height, _): "[image \(width)×\(height)]"
     case .voice(_, let duration): "[voice \(duration / 1000)s]"
-    case .video(_, let duration, _): "[video \(duration / 1000)s]"
+    case .video(_, let duration, _, _, _, _): "[video \(duration / 1000)s]"
     case .file(_, let name, let size): "[file \(name), \(size) bytes]"
     case .sticker(let pack, let sticker): "[sticker \(pack)/\(sticker)]"
     case .location(let latitude, let longitude, let name): "[location \(name ?? "") \(latitude),\(longitude)]"

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import ParleyCore
 import ParleyServer
 import ParleyStoreSQLite
 
@@ -126,6 +127,30 @@ struct Serve: AsyncParsableCommand {
     )
     var apnsSandboxUrl: String?
 
+    @Option(
+        help:
+            "Where file contents go (PARLEY_FILES): an S3-compatible object store as s3://BUCKET?endpoint=URL&region=REGION, with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY. Default: the data directory's files/."
+    )
+    var files: String?
+
+    @Option(
+        help:
+            "The largest file of a kind, as KIND=BYTES (image, voice, video, file); repeat for several (PARLEY_MAX_FILE_SIZE, comma-separated). Defaults: image 20 MiB, voice 10 MiB, video and file 500 MiB."
+    )
+    var maxFileSize: [String] = []
+
+    @Option(
+        help:
+            "The file types allowed, comma-separated, as type/subtype or type/* (PARLEY_FILE_TYPES). Default: any."
+    )
+    var fileTypes: String?
+
+    @Option(help: "The megabytes (MiB) of files one user may hold (PARLEY_FILE_QUOTA). Default 10240.")
+    var fileQuota: Int?
+
+    @Option(help: "The longest voice message, in seconds, 1-3600 (PARLEY_MAX_VOICE_SECONDS). Default 60.")
+    var maxVoiceSeconds: Int?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         func setting(_ flag: String?, _ variable: String) -> String? { flag ?? environment[variable] }
@@ -204,6 +229,7 @@ struct Serve: AsyncParsableCommand {
             configuration.presenceInterval = .milliseconds(milliseconds)
         }
         configuration.apns = try apnsConfiguration(setting)
+        try configureFiles(&configuration.files, setting)
         let levelName = setting(logLevel, "PARLEY_LOG_LEVEL") ?? "info"
         guard let level = Logger.Level(rawValue: levelName) else {
             throw ValidationError("Unknown log level '\(levelName)'.")
@@ -226,6 +252,43 @@ struct Serve: AsyncParsableCommand {
         try await app.runService()
         logger.info("Parley stopped")
     }
+
+    /// The file settings: the store, sizes per kind, allowed types, quota and voice length.
+    private func configureFiles(_ files: inout FileConfiguration, _ setting: (String?, String) -> String?) throws {
+        files.location = setting(self.files, "PARLEY_FILES").flatMap { $0.isEmpty ? nil : $0 }
+        let sizes = maxFileSize.isEmpty
+            ? (environment("PARLEY_MAX_FILE_SIZE")?.split(separator: ",").map(String.init) ?? []) : maxFileSize
+        for entry in sizes {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, FileRules.kinds.contains(MessageKind(rawValue: parts[0])),
+                let bytes = Int64(parts[1]), bytes > 0
+            else {
+                throw ValidationError(
+                    "--max-file-size takes KIND=BYTES, KIND one of image, voice, video and file; not '\(entry)'.")
+            }
+            files.maxBytes[MessageKind(rawValue: parts[0])] = bytes
+        }
+        if let types = setting(fileTypes, "PARLEY_FILE_TYPES") {
+            let patterns = types.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            for pattern in patterns
+            where !FileRules.isWellFormedMIMEType(pattern.hasSuffix("/*") ? pattern.dropLast() + "any" : pattern) {
+                throw ValidationError("--file-types takes types such as image/png or image/*; not '\(pattern)'.")
+            }
+            files.allowedTypes = patterns
+        }
+        if let megabytes = try setting(fileQuota.map(String.init), "PARLEY_FILE_QUOTA").map({
+            try Self.integer($0, "file quota", 1...100_000_000)
+        }) {
+            files.quotaBytes = Int64(megabytes) * FileConfiguration.mebibyte
+        }
+        if let seconds = try setting(maxVoiceSeconds.map(String.init), "PARLEY_MAX_VOICE_SECONDS").map({
+            try Self.integer($0, "voice message length", 1...3_600)
+        }) {
+            files.maxVoiceDurationMs = Int64(seconds) * 1_000
+        }
+    }
+
+    private func environment(_ name: String) -> String? { ProcessInfo.processInfo.environment[name] }
 
     /// The APNs settings, all three of key, key id and team id, or none.
     private func apnsConfiguration(_ setting: (String?, String) -> String?) throws -> APNsConfiguration? {

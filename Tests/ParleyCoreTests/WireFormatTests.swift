@@ -43,7 +43,7 @@ import Testing
                 == .location(latitude: 52.5, longitude: 13.4, name: nil))
         #expect(
             try MessageContent(kind: .video, content: ["fileId": "f", "durationMs": 1200, "size": 99])
-                == .video(fileId: "f", durationMs: 1200, size: 99))
+                == .video(fileId: "f", durationMs: 1200, size: 99, width: nil, height: nil, posterId: nil))
         #expect(
             try MessageContent(kind: .reply, content: ["text": "yes", "replyTo": 3])
                 == .reply(text: "yes", replyTo: MessageID(3), mentions: .none))

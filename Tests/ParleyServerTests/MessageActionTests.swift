@@ -204,7 +204,9 @@ import Testing
             }
             #expect(empty?.status == 400)
             #expect(empty?.error.code == .messageInvalid)
-            let image = try await send(api, .image, ["fileId": "f1", "width": 2, "height": 2], to: group, as: alice)
+            let picture = try await api.upload(testPNG(100), as: alice)
+            let image = try await send(
+                api, .image, ["fileId": .string(picture.fileId), "width": 2, "height": 2], to: group, as: alice)
             let notText = try await capture {
                 let _: Message = try await api.call(
                     .patch, "/v1/messages/\(image.id)", EditMessageRequest(text: "x"), token: alice.token)
@@ -274,7 +276,9 @@ import Testing
             let family = try await api.createGroup("family", by: alice, with: [cyd])
             let _: ConversationDetail = try await api.call(
                 .patch, "/v1/conversations/\(team)", UpdateGroupRequest(description: "work"), token: alice.token)
-            let image = try await send(api, .image, ["fileId": "f9", "width": 4, "height": 3], to: team, as: bob)
+            let picture = try await api.upload(testPNG(100), as: bob)
+            let image = try await send(
+                api, .image, ["fileId": .string(picture.fileId), "width": 4, "height": 3], to: team, as: bob)
             let text = try await api.sendText("anchor", to: team, as: bob).message
             let reply = try await send(
                 api, .reply,

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyFiles
 import ParleyStoreSQLite
 import Testing
 
@@ -44,7 +45,10 @@ import Testing
     @Test func theServerRegistersEveryEndpoint() async throws {
         let store = try SQLiteStore(directory: makeTemporaryDirectory())
         let parts = ServerParts(
-            storage: Storage(store: store, fanOut: store.fanOut, services: []), configuration: ServerConfiguration(),
+            storage: Storage(
+                store: store, fanOut: store.fanOut, blobs: try DiskBlobStore(directory: makeTemporaryDirectory()),
+                workDirectory: makeTemporaryDirectory(), services: []),
+            configuration: ServerConfiguration(),
             clock: .system, logger: .init(label: "t"))
         let registry = parts.addRoutes(to: .init(context: ParleyRequestContext.self))
         #expect(registry.endpoints == Set(Endpoint.allCases))

@@ -23,10 +23,19 @@ extension StoreContractTests {
         }
     }
 
-    func file(_ name: String, to target: MessageTarget, from sender: UserID, id: String) throws -> NewMessage {
-        try NewMessage(
+    /// A file message, with its file stored first (a message may show only a stored file).
+    func file(_ name: String, to target: MessageTarget, from sender: UserID, id: String, in store: any ParleyStore)
+        async throws -> NewMessage
+    {
+        let fileId = "file" + String(repeating: "0", count: 20 - id.count) + id
+        let record = upload("up" + String(repeating: "0", count: 22 - id.count) + id, by: sender, sha256: fileId + fileId + "0000000000000000")
+        try await store.createUpload(record)
+        _ = try await store.completeUpload(
+            record, as: StoredFile(id: fileId, sha256: record.sha256, size: 1_000, mimeType: "application/pdf", createdAt: Self.now),
+            at: Self.now)
+        return try NewMessage(
             target: target, senderId: sender, clientMsgId: id, kind: .file,
-            content: .object(["fileId": .string("f_\(id)"), "name": .string(name), "size": 1_000]), sentAt: Self.now)
+            content: .object(["fileId": .string(fileId), "name": .string(name), "size": 1_000]), sentAt: Self.now)
     }
 
     @Test(arguments: StoreBackend.available)
@@ -49,7 +58,8 @@ extension StoreContractTests {
         try await say("emoji 😀 party 🎉", by: bob)
         try await say("world, then hello")
         try await say("hello world for bob and dan", by: bob, in: other)
-        _ = try await store.appendMessage(file("Report-2026.PDF", to: .conversation(group), from: bob, id: "f1"))
+        _ = try await store.appendMessage(
+            try await file("Report-2026.PDF", to: .conversation(group), from: bob, id: "f1", in: store))
         _ = try await store.appendMessage(text("HELLO WORLD in private", to: .directWith(bob), from: alice, id: "d1"))
 
         #expect(

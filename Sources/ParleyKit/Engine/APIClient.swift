@@ -55,6 +55,34 @@ public struct APIClient: Sendable {
         return try JSONDecoder().decode(Response.self, from: responseBody.isEmpty ? Data("{}".utf8) : responseBody)
     }
 
+    /// Sends raw bytes to `endpoint` (a chunk) or fetches raw bytes (a file), with extra
+    /// headers; answers the body's bytes. Throws the server's ``ParleyError`` or a
+    /// ``TransportError``.
+    public func transfer(
+        _ endpoint: Endpoint, _ parameters: [any CustomStringConvertible & Sendable], headers extra: [String: String] = [:],
+        body: Data? = nil, token: String?
+    ) async throws -> Data {
+        let url = baseURL + endpoint.path(substituting: parameters.map { $0 as any CustomStringConvertible })
+        var headers = extra
+        if let token { headers["Authorization"] = "Bearer \(token)" }
+        if body != nil { headers["Content-Type"] = "application/octet-stream" }
+        let status: Int
+        let responseBody: Data
+        do {
+            (status, responseBody) = try await http.perform(
+                method: endpoint.method, url: url, headers: headers, body: body)
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw TransportError(.unreachable, "Cannot reach \(baseURL): \(error)")
+        }
+        guard (200..<300).contains(status) else {
+            if let error = try? JSONDecoder().decode(ErrorBody.self, from: responseBody).error { throw error }
+            throw TransportError(.unreachable, "HTTP \(status) from \(baseURL)")
+        }
+        return responseBody
+    }
+
     /// RFC 3986's unreserved characters, ASCII only (Foundation's `.alphanumerics` holds every
     /// script's letters, which would go into the URL unencoded).
     private static let unreserved = CharacterSet(

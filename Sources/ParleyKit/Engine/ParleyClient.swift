@@ -8,7 +8,7 @@ import ParleyCore
 /// - ``sync``: the ``SyncEngine``, which keeps the store up to date and handles pushes;
 /// - ``sendQueue``: the ``SendQueue`` (outbox), whose sends return handles;
 /// - feature facades: ``conversations``, ``groups``, ``messages``, ``settings``, ``profile``,
-///   ``contacts``, ``typing``, ``presence``, ``notifications`` and ``search``; files go beside them.
+///   ``contacts``, ``typing``, ``presence``, ``notifications``, ``search`` and ``files``.
 ///
 /// Views never get pushed into: a ``ChatContext`` follows the sync engine and the send
 /// queue. Only the engine's parts write the store.
@@ -42,6 +42,8 @@ public actor ParleyClient {
     public nonisolated let notifications: Notifications
     /// Message search: over what this device holds, on the server, or both.
     public nonisolated let search: Search
+    /// Uploads (found by hash, chunked, resumable), downloads and links.
+    public nonisolated let files: Files
     private let time: TimeSource
     private var maintenance: Task<Void, Never>?
 
@@ -76,6 +78,7 @@ public actor ParleyClient {
         presence = PresenceFeed(session: session)
         notifications = Notifications(store: store, session: session)
         search = Search(store: store, session: session)
+        files = Files(store: store, session: session)
         messages = MessageActions(
             store: store, session: session, sync: sync, connection: connection,
             newClientMsgId: { UUID().uuidString.lowercased() }, pendingForwards: PendingForwards())

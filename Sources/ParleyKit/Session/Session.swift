@@ -94,6 +94,21 @@ public actor Session {
         return try await task.value
     }
 
+    /// Sends or fetches raw bytes with the session's token, refreshing it once if it was
+    /// rejected.
+    public func transfer(
+        _ endpoint: Endpoint, _ parameters: any CustomStringConvertible & Sendable..., headers: [String: String] = [:],
+        body: Data? = nil
+    ) async throws -> Data {
+        guard let token = await accessToken() else { throw ParleyError(.unauthenticated, "Not logged in.") }
+        do {
+            return try await api.transfer(endpoint, parameters, headers: headers, body: body, token: token)
+        } catch let error as ParleyError where error.code == .invalidToken {
+            let fresh = try await refresh()
+            return try await api.transfer(endpoint, parameters, headers: headers, body: body, token: fresh)
+        }
+    }
+
     /// Calls the HTTP API with the session's token, refreshing it once if it was rejected.
     public func http<Response: Decodable>(
         _ endpoint: Endpoint, _ parameters: any CustomStringConvertible & Sendable..., query: [String: String] = [:],

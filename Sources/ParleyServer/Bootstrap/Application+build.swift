@@ -66,7 +66,7 @@ public func buildApplication(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Parley"),
         // Started in this order and stopped in reverse: the store closes last.
         services: [StoreCloser(store: storage.store)] + storage.services
-            + [parts.hub, parts.presenceTracker, parts.pushes, parts.searchIndexer] + reloaders,
+            + [parts.hub, parts.presenceTracker, parts.pushes, parts.searchIndexer, parts.fileSweeper] + reloaders,
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
 }

@@ -65,6 +65,8 @@ public struct ServerConfiguration: Sendable {
     public var nodeTimeout: Duration = .seconds(30)
     /// Apple's push service, when its credentials are given; otherwise pushes are logged.
     public var apns: APNsConfiguration?
+    /// Where files go and their limits.
+    public var files = FileConfiguration()
 
     public init() {}
 

@@ -16,6 +16,8 @@ struct ServerParts {
     let pushes: PushDispatcher
     /// Indexes for search what was stored before search existed.
     let searchIndexer: SearchIndexer
+    /// Throws away expired uploads and collects files nothing references.
+    let fileSweeper: FileSweeper
     /// Every feature's WebSocket request frames.
     let frameHandlers: FrameHandlers
     let metrics = ServerMetrics()
@@ -31,6 +33,7 @@ struct ServerParts {
     private let presenceController: PresenceController
     private let notificationController: NotificationController
     private let searchController: SearchController
+    private let fileController: FileController
 
     /// `words` is the sensitive-word filter names and profile texts must pass; `pusher`
     /// hands notifications to a push service (by default, to the log).
@@ -58,7 +61,13 @@ struct ServerParts {
         groupController = GroupController(
             groups: GroupService(store: store, clock: clock, words: words, pushes: pushes))
         settingsController = SettingsController(settings: SettingsService(store: store, clock: clock))
-        let messages = MessageService(store: store, clock: clock, metrics: metrics, pushes: pushes)
+        let files = FileService(
+            store: store, blobs: storage.blobs, clock: clock, configuration: configuration.files,
+            links: FileLinkSigner(store: store), workDirectory: storage.workDirectory)
+        fileController = FileController(files: files, blobs: storage.blobs, accounts: accounts)
+        fileSweeper = FileSweeper(
+            store: store, blobs: storage.blobs, clock: clock, configuration: configuration.files, logger: logger)
+        let messages = MessageService(store: store, clock: clock, metrics: metrics, pushes: pushes, files: files)
         messageController = MessageController(messages: messages)
         messageActionController = MessageActionController(
             actions: MessageActionService(
@@ -98,6 +107,7 @@ struct ServerParts {
         messageActionController.addRoutes(to: routes)
         syncController.addRoutes(to: routes)
         searchController.addRoutes(to: routes)
+        fileController.addRoutes(to: routes)
         routes.markServedElsewhere(.webSocket)
         return routes
     }

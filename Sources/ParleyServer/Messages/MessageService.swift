@@ -10,6 +10,8 @@ struct MessageService: Sendable {
     let metrics: ServerMetrics
     /// Told of each new message, for the members with no device connected.
     let pushes: PushDispatcher
+    /// Checks the files a message shows.
+    let files: FileService
 
     func send(_ request: SendMessageRequest, from identity: Identity, origin: ConnectionTag? = nil) async throws
         -> SendMessageResponse
@@ -18,6 +20,7 @@ struct MessageService: Sendable {
         try Self.validateClientMessageID(request.clientMsgId)
         try Self.validateKind(request.kind)
         let content = try MessageContent(kind: request.kind, content: request.content)
+        try await files.checkFiles(of: content, kind: request.kind, sentBy: identity.userId)
         var replyTo: MessageID?
         if case .reply(_, let id, _) = content { replyTo = id }
         return try await commit(

@@ -27,6 +27,8 @@ public struct NewMessage: Sendable {
     public var forwarded: Bool
     /// Its searchable text, folded (``SearchText``), computed before the write transaction.
     public let searchText: String?
+    /// The files it shows, which the append records as referenced by it.
+    public let fileIds: [String]
 
     public init(
         target: MessageTarget, senderId: UserID, clientMsgId: String, kind: MessageKind, content: JSONValue,
@@ -42,6 +44,9 @@ public struct NewMessage: Sendable {
         try writer.value(content)
         self.contentJSON = writer.text
         self.searchText = SearchText.searchableText(kind: kind, content: content).map(SearchText.fold)
+        self.fileIds =
+            FileRules.kinds.contains(kind)
+            ? ((try? MessageContent(kind: kind, content: content))?.fileReferences.map(\.fileId) ?? []) : []
         self.sentAt = sentAt
         self.origin = origin
         self.replyTo = replyTo

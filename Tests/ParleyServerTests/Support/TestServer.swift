@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -72,6 +73,17 @@ struct TestAPI: Sendable {
         return (response.status.code, String(buffer: response.body), response.headers)
     }
 
+    /// Sends raw bytes with extra headers; returns the status, body bytes and headers.
+    func bytes(
+        _ method: HTTPRequest.Method, _ path: String, body: ByteBuffer? = nil, headers extra: HTTPFields = [:],
+        token: String? = nil
+    ) async throws -> (status: Int, body: ByteBuffer, headers: HTTPFields) {
+        var headers = extra
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        let response = try await client.execute(uri: path, method: method, headers: headers, body: body)
+        return (response.status.code, response.body, response.headers)
+    }
+
     /// Sends `body` as JSON and decodes the answer, throwing ``APIFailure`` for an error status.
     func call<Response: Decodable>(
         _ method: HTTPRequest.Method, _ path: String, _ body: (some Encodable)? = EmptyBody?.none, token: String? = nil,
@@ -118,6 +130,30 @@ struct TestAPI: Sendable {
             token: user.token)
     }
 
+    /// Uploads `bytes` chunk by chunk (or finds them by hash) and answers the file.
+    func upload(
+        _ bytes: [UInt8], as user: TestUser, kind: MessageKind = .image, mimeType: String = "image/png"
+    ) async throws -> FileInfo {
+        let started: StartUploadResponse = try await call(
+            .post, "/v1/uploads",
+            StartUploadRequest(
+                sha256: SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined(), size: Int64(bytes.count),
+                mimeType: mimeType, name: "a.png", kind: kind),
+            token: user.token)
+        if let file = started.file { return file }
+        guard let upload = started.upload else { throw APIFailure(status: 0, error: ParleyError(.internalError, "")) }
+        for offset in stride(from: 0, to: bytes.count, by: Int(upload.chunkSize)) {
+            let end = min(offset + Int(upload.chunkSize), bytes.count)
+            let answer = try await self.bytes(
+                .put, "/v1/uploads/\(upload.uploadId)/chunks/\(offset)", body: ByteBuffer(bytes: bytes[offset..<end]),
+                token: user.token)
+            guard answer.status == 200 else {
+                throw APIFailure(status: answer.status, error: ParleyError(.internalError, String(buffer: answer.body)))
+            }
+        }
+        return try await call(.post, "/v1/uploads/\(upload.uploadId)/complete", token: user.token)
+    }
+
     /// The whole history of a conversation, paging forward.
     func fullHistory(of conversationId: ConversationID, as user: TestUser) async throws -> [Message] {
         var messages: [Message] = []
@@ -132,6 +168,18 @@ struct TestAPI: Sendable {
 }
 
 struct EmptyBody: Codable, Sendable {}
+
+/// Bytes that sniff as a PNG image: the signature, then `count` pseudo-random bytes from `seed`.
+func testPNG(_ count: Int, seed: UInt8 = 1) -> [UInt8] {
+    var state = UInt32(seed) &* 2_654_435_761 | 1
+    return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        + (0..<count).map { _ in
+            state ^= state << 13
+            state ^= state >> 17
+            state ^= state << 5
+            return UInt8(truncatingIfNeeded: state)
+        }
+}
 
 func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
     try JSONDecoder().decode(type, from: Data(text.utf8))
