@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "ParleyCore", targets: ["ParleyCore"]),
         .library(name: "ParleyStore", targets: ["ParleyStore"]),
         .library(name: "ParleyStoreSQLite", targets: ["ParleyStoreSQLite"]),
+        .library(name: "ParleyFiles", targets: ["ParleyFiles"]),
         .library(name: "ParleyServer", targets: ["ParleyServer"]),
         .library(name: "ParleyKit", targets: ["ParleyKit"]),
         .library(name: "ParleyKitTransport", targets: ["ParleyKitTransport"]),
@@ -63,6 +64,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // File contents by key: on local disk, or in any S3-compatible object store.
+        .target(
+            name: "ParleyFiles",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The Hummingbird application: HTTP API, WebSocket gateway, fan-out.
         .target(
             name: "ParleyServer",
@@ -71,6 +85,7 @@ let package = Package(
                 "ParleyStore",
                 "ParleyStoreSQLite",
                 "ParleyStorePostgres",
+                "ParleyFiles",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -93,7 +108,10 @@ let package = Package(
         // Depends on no transport, so apps can plug in URLSession ones.
         .target(
             name: "ParleyKit",
-            dependencies: ["ParleyCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "ParleyCore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Default transports for ParleyKit over SwiftNIO (Linux, macOS, iOS).
@@ -137,6 +155,7 @@ let package = Package(
             dependencies: [
                 "ParleyCore", "ParleyKit", "ParleyKitTransport",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -162,6 +181,16 @@ let package = Package(
                 "ParleyStore", "ParleyStoreSQLite", "ParleyStorePostgres", "ParleyTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ParleyFilesTests",
+            dependencies: [
+                "ParleyFiles",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -192,6 +221,7 @@ let package = Package(
             name: "ParleyServerTests",
             dependencies: [
                 "ParleyServer",
+                "ParleyFiles",
                 "ParleyStoreSQLite",
                 "ParleyTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

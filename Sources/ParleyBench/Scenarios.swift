@@ -24,6 +24,9 @@ public struct BenchOptions: Sendable {
     /// search: a shell command run after seeding and before the queries, such as
     /// `scripts/copy-messages.sh`, which multiplies the stored messages in the database.
     public var beforeQueries: String?
+    /// upload: the sizes of the files, in MiB (20 files of each size below 100 MiB, 3 of
+    /// each larger one).
+    public var fileSizesMiB = [1, 100]
 
     public init() {}
 }
@@ -31,7 +34,7 @@ public struct BenchOptions: Sendable {
 /// The load scenarios. Each drives a running server over its real protocol from this
 /// process and returns what it measured.
 public enum BenchScenario: String, CaseIterable, Sendable {
-    case idle, direct, ramp, group, catchup, login, search
+    case idle, direct, ramp, group, catchup, login, search, upload
 
     public func run(_ options: BenchOptions) async throws -> [BenchReport] {
         let client = BenchClient(server: options.server, seed: options.seed)
@@ -44,6 +47,7 @@ public enum BenchScenario: String, CaseIterable, Sendable {
         case .catchup: return [try await Self.catchup(options, client, server)]
         case .login: return [try await Self.login(options, client, server)]
         case .search: return [try await SearchBench.run(options, client, server)]
+        case .upload: return [try await UploadBench.run(options, client, server)]
         }
     }
 

@@ -14,11 +14,18 @@ public enum TestBackend {
         ProcessInfo.processInfo.environment["PARLEY_TEST_DATABASE"] == "postgres" && postgresURL != nil
     }
 
-    /// Points `configuration` at the test backend for `dataDirectory`.
+    /// The S3-compatible object store for files (`scripts/test-s3.sh`), if one is running.
+    public static var s3URL: String? {
+        ProcessInfo.processInfo.environment["PARLEY_TEST_S3_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Points `configuration` at the test backend for `dataDirectory`: with PostgreSQL, the
+    /// files go to the object store when one is running, as several nodes need.
     public static func configure(_ configuration: inout ServerConfiguration) {
         guard usesPostgres else { return }
         configuration.databaseURL = postgresURL
         configuration.databaseSchema = schema(for: configuration.dataDirectory)
+        configuration.files.location = s3URL
     }
 
     /// A schema name derived from a data directory path.

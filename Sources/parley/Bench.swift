@@ -5,12 +5,12 @@ import ParleyBench
 /// `parley bench <scenario>`: load a running server over its real protocol and report.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure a running server: idle, direct, ramp, group, catchup, login or search.",
+        abstract: "Measure a running server: idle, direct, ramp, group, catchup, login, search or upload.",
         discussion:
             "Creates its own users (start the server with --bcrypt-cost 4 for large user counts), checks that every message arrives exactly once and in order, and reports latency percentiles from the scheduled send time."
     )
 
-    @Argument(help: "idle | direct | ramp | group | catchup | login | search") var scenario: String
+    @Argument(help: "idle | direct | ramp | group | catchup | login | search | upload") var scenario: String
     @Option(help: "Server URL.") var server = "http://127.0.0.1:8080"
     @Option(help: "Users (direct/ramp: pairs = users / 2; idle: accounts the connections share).") var users = 10
     @Option(help: "Messages per second (group: sent by one member; ramp: the first step).") var rate = 1000.0
@@ -25,6 +25,8 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "PID of the server, to read its CPU time and memory from /proc.") var serverPid: Int32?
     @Option(help: "search: a shell command to run between seeding and the queries (e.g. scripts/copy-messages.sh).")
     var beforeQueries: String?
+    @Option(help: "upload: file sizes in MiB, comma-separated (20 files of each size below 100, 3 of larger).")
+    var fileMib = "1,100"
     @Flag(help: "Print JSON instead of a table.") var json = false
     @Flag(help: "Exit non-zero unless every message arrived exactly once and in order.") var requireExactlyOnce = false
 
@@ -48,6 +50,12 @@ struct Bench: AsyncParsableCommand {
         options.seed = seed
         options.serverPID = serverPid
         options.beforeQueries = beforeQueries
+        options.fileSizesMiB = try fileMib.split(separator: ",").map {
+            guard let size = Int($0.trimmingCharacters(in: .whitespaces)), (1...4_096).contains(size) else {
+                throw ValidationError("--file-mib takes sizes of 1 to 4096 MiB, comma-separated; not '\(fileMib)'.")
+            }
+            return size
+        }
         let reports = try await which.run(options)
         if json {
             print(try BenchReport.json(reports))

@@ -348,6 +348,37 @@ import Testing
         }
     }
 
+    /// An avatar must be an image its setter may use; anyone signed in may then read it.
+    @Test func avatarsAreImagesTheirSetterMayUseAndEveryoneMayRead() async throws {
+        try await withServer(configure: Self.small) { api in
+            let alice = try await api.signUp("alice")
+            let bob = try await api.signUp("bob")
+            let picture = try await upload(testPNG(500, seed: 10), as: alice, on: api)
+            let pdf = try await upload(
+                Array("%PDF-1.4 x".utf8), as: alice, on: api, kind: .file, mimeType: "application/pdf")
+            let bobs = try await upload(testPNG(500, seed: 11), as: bob, on: api)
+            for (avatar, says) in [
+                (pdf.fileId, "must be an image"), (bobs.fileId, "you may use"), ("nosuchfile00000000000000", "you may use"),
+            ] {
+                let refused = try await api.raw(.patch, "/v1/me", body: #"{"avatar":"\#(avatar)"}"#, token: alice.token)
+                #expect(refused.status == 400 && code(refused.body) == .avatarInvalid && refused.body.contains(says))
+            }
+            let set: Account = try await api.call(
+                .patch, "/v1/me", ProfileUpdate(avatar: picture.fileId), token: alice.token)
+            #expect(set.user.avatar == picture.fileId)
+            let seen = try await api.bytes(.get, "/v1/files/\(picture.fileId)", token: bob.token)
+            #expect(seen.status == 200, "an avatar is public to users")
+
+            let group = try await api.createGroup("team", by: alice, with: [bob])
+            let pdfAvatar = try await api.raw(
+                .patch, "/v1/conversations/\(group)", body: #"{"avatar":"\#(pdf.fileId)"}"#, token: alice.token)
+            #expect(pdfAvatar.status == 400 && code(pdfAvatar.body) == .invalidField)
+            let detail: ConversationDetail = try await api.call(
+                .patch, "/v1/conversations/\(group)", UpdateGroupRequest(avatar: picture.fileId), token: alice.token)
+            #expect(detail.conversation.group?.avatar == picture.fileId)
+        }
+    }
+
     /// Uploads whose time ran out are thrown away with their chunks, and files nothing
     /// references are collected after the grace period; a file a message shows is kept.
     @Test func expiredUploadsAndOrphanedFilesAreSwept() async throws {
@@ -358,6 +389,8 @@ import Testing
             configure: {
                 Self.small(&$0)
                 $0.files.sweepInterval = .milliseconds(20)
+                // The data directory's files are counted below.
+                $0.files.location = nil
             }
         ) { api in
             let owner = try await api.signUp("alice")

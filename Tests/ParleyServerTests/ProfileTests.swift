@@ -11,15 +11,16 @@ import Testing
             let bob = try await api.signUp("bob")
             let laptop = try await api.logIn("alice", device: "laptop")
             let before: SyncResponse = try await api.call(.get, "/v1/sync", token: laptop.token)
+            let picture = try await api.upload(testPNG(64), as: alice).fileId
             let set: Account = try await api.call(
                 .patch, "/v1/me",
                 ProfileUpdate(
-                    nickname: "Alice 李", signature: "在上海\nin Shanghai", avatar: "f_0123abcd", gender: "female",
+                    nickname: "Alice 李", signature: "在上海\nin Shanghai", avatar: picture, gender: "female",
                     birthday: "1996-02-29", region: "CN-SH"),
                 token: alice.token)
             let expected = User(
                 id: alice.id, username: "alice", nickname: "Alice 李", signature: "在上海\nin Shanghai",
-                avatar: "f_0123abcd", gender: .female, birthday: "1996-02-29", region: "CN-SH",
+                avatar: picture, gender: .female, birthday: "1996-02-29", region: "CN-SH",
                 createdAt: set.user.createdAt)
             #expect(set.user == expected)
             let seen: User = try await api.call(.get, "/v1/users/\(alice.id)", token: bob.token)
@@ -60,6 +61,7 @@ import Testing
                 (#"{"region":"CN-"}"#, .regionInvalid), (#"{"region":"CN-ABCD"}"#, .regionInvalid),
                 (#"{"region":"CHN"}"#, .regionInvalid), (#"{"avatar":"has space"}"#, .avatarInvalid),
                 (#"{"avatar":"\#(String(repeating: "a", count: 129))"}"#, .avatarInvalid),
+                (#"{"avatar":"nosuchfile00000000000000"}"#, .avatarInvalid),
                 (#"{"nickname":""}"#, .nicknameInvalid), (#"{"gender":"male","region":"??"}"#, .regionInvalid),
                 (#"{"birthday":19960229}"#, .invalidField), (#"{}"#, .missingField), (#"{"age":3}"#, .unknownField),
             ]

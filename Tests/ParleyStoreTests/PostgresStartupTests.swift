@@ -58,12 +58,14 @@ import Testing
                 result.withLock { $0 = "failed: \(error)" }
             }
         }
-        let deadline = ContinuousClock.now + .seconds(30)
+        // Migrating a fresh schema on a loaded machine (the whole suite at once, thousands of
+        // schemas in the catalog) has taken over 30 s; a store that waits forever never ends.
+        let deadline = ContinuousClock.now + .seconds(90)
         while result.withLock({ $0 }) == nil, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
         attempt.cancel()
-        let outcome = result.withLock { $0 } ?? "still waiting after 30 s"
+        let outcome = result.withLock { $0 } ?? "still waiting after 90 s"
         #expect(outcome.hasPrefix("failed:"), "\(outcome)")
         #expect(
             outcome.contains("too many connections for role"),

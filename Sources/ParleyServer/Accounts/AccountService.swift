@@ -245,6 +245,7 @@ public struct AccountService: Sendable {
         if let region = update.region { try ProfileRules.validateRegion(region) }
         if let nickname = update.nickname { try words.check(nickname, field: "nickname") }
         if let signature = update.signature { try words.check(signature, field: "signature") }
+        if let avatar = update.avatar { try await store.checkAvatar(avatar, by: identity.userId, code: .avatarInvalid) }
         return try await store.updateProfile(userId: identity.userId, update, at: now).account
     }
 

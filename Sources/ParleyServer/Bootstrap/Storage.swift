@@ -50,7 +50,10 @@ struct Storage {
             return (try DiskBlobStore(directory: configuration.dataDirectory + "/files"), workDirectory, [])
         }
         let s3 = try S3Location(url: location, environment: ProcessInfo.processInfo.environment)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        // A read that stalls for a minute fails rather than holding a download open forever.
+        let client = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: HTTPClient.Configuration(timeout: .init(connect: .seconds(10), read: .seconds(60))))
         return (S3BlobStore(location: s3, httpClient: client), workDirectory, [HTTPClientCloser(client: client)])
     }
 }

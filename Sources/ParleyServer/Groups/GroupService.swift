@@ -28,6 +28,7 @@ struct GroupService: Sendable {
             everyoneMayMentionAll: request.everyoneMayMentionAll)
         if let name = edit.name { try words.check(name, field: "name") }
         if let description = edit.description { try words.check(description, field: "description") }
+        if let avatar = edit.avatar { try await store.checkAvatar(avatar, by: identity.userId, code: .invalidField) }
         guard edit != UpdateGroupRequest() else {
             throw ParleyError(.missingField, "Give at least one of the group's fields to change.")
         }
