@@ -14,6 +14,8 @@ extension LiveServerSuites {
             try await InProcessServer.start(port: port) {
                 $0.databaseURL = TestBackend.postgresURL
                 $0.databaseSchema = schema
+                // Nodes share their files through the object store, when one runs.
+                $0.files.location = TestBackend.s3URL
             }
         }
 
