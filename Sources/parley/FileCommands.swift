@@ -90,10 +90,7 @@ struct Download: AsyncParsableCommand {
         try await userFacing(options) {
             let client = try await options.signedInClient()
             let summary = try await resolveConversation(conversation, client: client)
-            let page = try await client.sync.messages(in: summary.id, before: seq + 1, limit: 1)
-            guard let message = page.first(where: { $0.seq == seq }) else {
-                throw CLIError("There is no message #\(seq) in \(await title(summary, client: client)).")
-            }
+            let message = try await messageNumbered(seq, in: summary, client: client)
             guard let reference = message.typedContent.fileReferences.first else {
                 throw CLIError("Message #\(seq) shows no file.")
             }

@@ -66,14 +66,20 @@ struct Recall: AsyncParsableCommand {
         try await userFacing(options) {
             let client = try await options.signedInClient()
             let summary = try await resolveConversation(conversation, client: client)
-            let page = try await client.sync.messages(in: summary.id, before: seq + 1, limit: 1)
-            guard let message = page.first(where: { $0.seq == seq }) else {
-                throw CLIError("There is no message #\(seq) in \(await title(summary, client: client)).")
-            }
+            let message = try await messageNumbered(seq, in: summary, client: client)
             try await client.messages.recall(message)
             print("Recalled #\(seq) in \(await title(summary, client: client)).")
         }
     }
+}
+
+/// Message #`seq` of a conversation, from the device or the server.
+func messageNumbered(_ seq: Int64, in summary: ConversationSummary, client: ParleyClient) async throws -> Message {
+    let page = try await client.sync.messages(in: summary.id, before: seq + 1, limit: 1)
+    guard let message = page.first(where: { $0.seq == seq }) else {
+        throw CLIError("There is no message #\(seq) in \(await title(summary, client: client)).")
+    }
+    return message
 }
 
 /// `parley clear <conversation>`: clears a conversation's history for the user.

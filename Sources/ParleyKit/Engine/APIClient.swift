@@ -32,26 +32,12 @@ public struct APIClient: Sendable {
                 + query.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.escape($0.value))" }.joined(separator: "&")
         }
         var headers = ["Accept": "application/json"]
-        if let token { headers["Authorization"] = "Bearer \(token)" }
         var data: Data?
         if let body {
             headers["Content-Type"] = "application/json"
             data = try JSONEncoder().encode(body)
         }
-        let status: Int
-        let responseBody: Data
-        do {
-            (status, responseBody) = try await http.perform(
-                method: endpoint.method, url: path, headers: headers, body: data)
-        } catch let error as TransportError {
-            throw error
-        } catch {
-            throw TransportError(.unreachable, "Cannot reach \(baseURL): \(error)")
-        }
-        guard (200..<300).contains(status) else {
-            if let error = try? JSONDecoder().decode(ErrorBody.self, from: responseBody).error { throw error }
-            throw TransportError(.unreachable, "HTTP \(status) from \(baseURL)")
-        }
+        let responseBody = try await perform(endpoint.method, url: path, headers: headers, body: data, token: token)
         return try JSONDecoder().decode(Response.self, from: responseBody.isEmpty ? Data("{}".utf8) : responseBody)
     }
 
@@ -64,13 +50,21 @@ public struct APIClient: Sendable {
     ) async throws -> Data {
         let url = baseURL + endpoint.path(substituting: parameters.map { $0 as any CustomStringConvertible })
         var headers = extra
-        if let token { headers["Authorization"] = "Bearer \(token)" }
         if body != nil { headers["Content-Type"] = "application/octet-stream" }
+        return try await perform(endpoint.method, url: url, headers: headers, body: body, token: token)
+    }
+
+    /// One request: the token added, transport failures told apart, an error status thrown as
+    /// the server's ``ParleyError``; answers the body of a success.
+    private func perform(_ method: String, url: String, headers: [String: String], body: Data?, token: String?)
+        async throws -> Data
+    {
+        var headers = headers
+        if let token { headers["Authorization"] = "Bearer \(token)" }
         let status: Int
         let responseBody: Data
         do {
-            (status, responseBody) = try await http.perform(
-                method: endpoint.method, url: url, headers: headers, body: body)
+            (status, responseBody) = try await http.perform(method: method, url: url, headers: headers, body: body)
         } catch let error as TransportError {
             throw error
         } catch {
