@@ -78,7 +78,8 @@ public enum ContentSniffer {
         let type = mimeType.lowercased()
         return type.hasPrefix("text/html") || type.hasPrefix("image/svg") || type.hasSuffix("+xml")
             || type.hasSuffix("/xml")
-            || type.contains("javascript") || type.hasPrefix("application/xhtml") || type.hasPrefix("text/")
+            || type.contains("javascript") || type.hasPrefix("application/xhtml")
+            || type.hasPrefix("text/")
                 && !type.hasPrefix("text/plain")
     }
 }

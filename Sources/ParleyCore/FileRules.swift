@@ -68,7 +68,8 @@ public enum FileRules {
     /// record), a video, anything for a file.
     public static func accepts(_ mimeType: String, for kind: MessageKind) -> Bool {
         switch kind {
-        case .image: ["image/png", "image/jpeg", "image/gif", "image/webp", "image/heic", "image/avif"].contains(mimeType)
+        case .image:
+            ["image/png", "image/jpeg", "image/gif", "image/webp", "image/heic", "image/avif"].contains(mimeType)
         case .voice: mimeType.hasPrefix("audio/") || mimeType == "video/webm"
         case .video: mimeType.hasPrefix("video/")
         default: true

@@ -105,17 +105,22 @@ extension PostgresStore {
     {
         try await transaction { connection in
             // Two uploads of the same bytes may end at once: the second finds the first's row.
-            let created = try await connection.rows(
-                """
-                INSERT INTO files (id, sha256, size, mime_type, created_at, released_at)
-                VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (sha256) DO NOTHING RETURNING id
-                """,
-                [.text(file.id), .text(file.sha256), .int(file.size), .text(file.mimeType), .int(file.createdAt), .int(now)],
-                logger: self.logger
-            ).isEmpty == false
-            let stored = try await connection.rows(
-                "SELECT * FROM files WHERE sha256 = $1", [.text(file.sha256)], logger: self.logger
-            ).first.map(Self.storedFile) ?? file
+            let created =
+                try await connection.rows(
+                    """
+                    INSERT INTO files (id, sha256, size, mime_type, created_at, released_at)
+                    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (sha256) DO NOTHING RETURNING id
+                    """,
+                    [
+                        .text(file.id), .text(file.sha256), .int(file.size), .text(file.mimeType), .int(file.createdAt),
+                        .int(now),
+                    ],
+                    logger: self.logger
+                ).isEmpty == false
+            let stored =
+                try await connection.rows(
+                    "SELECT * FROM files WHERE sha256 = $1", [.text(file.sha256)], logger: self.logger
+                ).first.map(Self.storedFile) ?? file
             try await self.claim(connection, stored.id, by: upload.userId, at: now)
             try await connection.rows("DELETE FROM uploads WHERE id = $1", [.text(upload.id)], logger: self.logger)
             return (stored, created)

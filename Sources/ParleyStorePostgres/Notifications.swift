@@ -129,7 +129,8 @@ extension PostgresStore {
                         userId: UserID(try row.int("user_id")),
                         tokens: [
                             PushToken(
-                                platform: PushPlatform(rawValue: try row.text("platform")), token: try row.text("token"),
+                                platform: PushPlatform(rawValue: try row.text("platform")),
+                                token: try row.text("token"),
                                 appId: try row.text("app_id"), sandbox: try row.bool("sandbox"),
                                 createdAt: try row.int("created_at"))
                         ],

@@ -176,8 +176,10 @@ extension SQLiteStore {
     /// must still exist.
     static func referenceFiles(_ db: Database, _ fileIds: [String], from messageId: MessageID) throws {
         for fileId in Set(fileIds) {
-            try db.cachedStatement(sql: "INSERT INTO file_refs (file_id, message_id) SELECT id, ? FROM files WHERE id = ?")
-                .execute(arguments: [messageId.rawValue, fileId])
+            try db.cachedStatement(
+                sql: "INSERT INTO file_refs (file_id, message_id) SELECT id, ? FROM files WHERE id = ?"
+            )
+            .execute(arguments: [messageId.rawValue, fileId])
             guard db.changesCount > 0 else { throw FileRules.notFound(fileId) }
         }
     }

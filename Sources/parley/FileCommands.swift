@@ -9,7 +9,8 @@ struct SendFile: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send-file",
         abstract:
-            "Send a file: PNG and GIF images go as images (their size read from the file), anything else as a file unless --kind says otherwise. An interrupted upload resumes when run again.")
+            "Send a file: PNG and GIF images go as images (their size read from the file), anything else as a file unless --kind says otherwise. An interrupted upload resumes when run again."
+    )
     @OptionGroup var options: ClientOptions
     @Argument(help: "A username, a group name or a conversation id.") var conversation: String
     @Argument(help: "The file to send.") var path: String
@@ -56,8 +57,10 @@ struct SendFile: AsyncParsableCommand {
             guard let width = width ?? dimensions?.width, let height = height ?? dimensions?.height else {
                 throw CLIError("An image needs --width and --height (read by themselves from PNG and GIF files).")
             }
-            return ["fileId": .string(file.fileId), "width": .number(.integer(Int64(width))),
-                "height": .number(.integer(Int64(height)))]
+            return [
+                "fileId": .string(file.fileId), "width": .number(.integer(Int64(width))),
+                "height": .number(.integer(Int64(height))),
+            ]
         case .voice:
             guard let durationMs else { throw CLIError("A voice message needs --duration-ms.") }
             return ["fileId": .string(file.fileId), "durationMs": .number(.integer(Int64(durationMs)))]

@@ -256,7 +256,8 @@ struct Serve: AsyncParsableCommand {
     /// The file settings: the store, sizes per kind, allowed types, quota and voice length.
     private func configureFiles(_ files: inout FileConfiguration, _ setting: (String?, String) -> String?) throws {
         files.location = setting(self.files, "PARLEY_FILES").flatMap { $0.isEmpty ? nil : $0 }
-        let sizes = maxFileSize.isEmpty
+        let sizes =
+            maxFileSize.isEmpty
             ? (environment("PARLEY_MAX_FILE_SIZE")?.split(separator: ",").map(String.init) ?? []) : maxFileSize
         for entry in sizes {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)

@@ -61,7 +61,8 @@ extension LiveServerSuites {
             try await signUp(alice!, "alice")
             let seen = Mutex<[TransferProgress]>([])
             await #expect(throws: TransportError.self) {
-                _ = try await alice!.files.upload(fileAt: path, progress: { progress in seen.withLock { $0.append(progress) } })
+                _ = try await alice!.files.upload(
+                    fileAt: path, progress: { progress in seen.withLock { $0.append(progress) } })
             }
             #expect(cut.chunks == 1)
             #expect(seen.withLock { $0 }.last == TransferProgress(done: 4 << 20, total: 10 << 20))

@@ -18,7 +18,8 @@ import Testing
     static func declare(_ bytes: [UInt8], kind: MessageKind = .image, mimeType: String = "image/png")
         -> StartUploadRequest
     {
-        StartUploadRequest(sha256: sha256(bytes), size: Int64(bytes.count), mimeType: mimeType, name: "a.png", kind: kind)
+        StartUploadRequest(
+            sha256: sha256(bytes), size: Int64(bytes.count), mimeType: mimeType, name: "a.png", kind: kind)
     }
 
     func putChunk(
@@ -58,7 +59,8 @@ import Testing
                 .post, "/v1/uploads", Self.declare(bytes), token: alice.token)
             let upload = try #require(started.upload)
             #expect(started.file == nil && upload.chunkSize == Int64(Self.chunk) && upload.received.isEmpty)
-            #expect(try await putChunk(bytes, at: 2 * Self.chunk, of: upload.uploadId, as: alice, on: api).status == 200)
+            #expect(
+                try await putChunk(bytes, at: 2 * Self.chunk, of: upload.uploadId, as: alice, on: api).status == 200)
             #expect(try await putChunk(bytes, at: 0, of: upload.uploadId, as: alice, on: api).status == 200)
             #expect(try await putChunk(bytes, at: 0, of: upload.uploadId, as: alice, on: api).status == 200, "again")
 
@@ -76,7 +78,8 @@ import Testing
             #expect(try await putChunk(bytes, at: Self.chunk, of: upload.uploadId, as: again, on: api).status == 200)
             let file: FileInfo = try await api.call(
                 .post, "/v1/uploads/\(upload.uploadId)/complete", token: again.token)
-            #expect(file.size == Int64(bytes.count) && file.sha256 == Self.sha256(bytes) && file.mimeType == "image/png")
+            #expect(
+                file.size == Int64(bytes.count) && file.sha256 == Self.sha256(bytes) && file.mimeType == "image/png")
             let gone = try await api.raw(.get, "/v1/uploads/\(upload.uploadId)", token: alice.token)
             #expect(gone.status == 404 && code(gone.body) == .uploadNotFound)
 
@@ -147,12 +150,14 @@ import Testing
             #expect(danLink.status == 404)
 
             let link: FileLink = try await api.call(.post, "/v1/files/\(uploaded.fileId)/links", token: carol.token)
-            #expect(link.url.hasPrefix("/v1/files/\(uploaded.fileId)?expires=") && link.expiresAt > clock.wallClock.now())
+            #expect(
+                link.url.hasPrefix("/v1/files/\(uploaded.fileId)?expires=") && link.expiresAt > clock.wallClock.now())
             let opened = try await api.bytes(.get, link.url)
             #expect(opened.status == 200 && Array(buffer: opened.body) == bytes)
             let forged = try await api.raw(.get, link.url.replacingOccurrences(of: "signature=", with: "signature=x"))
             #expect(forged.status == 403 && code(forged.body) == .linkInvalid)
-            let longer = link.url.replacingOccurrences(of: "expires=\(link.expiresAt)", with: "expires=\(link.expiresAt + 1)")
+            let longer = link.url.replacingOccurrences(
+                of: "expires=\(link.expiresAt)", with: "expires=\(link.expiresAt + 1)")
             #expect(try await api.raw(.get, longer).status == 403, "the expiry is signed")
             clock.advance(3_600_001)
             let stale = try await api.raw(.get, link.url)
@@ -176,10 +181,12 @@ import Testing
             #expect(refused.status == 422 && code(refused.body) == .fileMismatch)
             let status: UploadStatus = try await api.call(.get, "/v1/uploads/\(upload.uploadId)", token: alice.token)
             #expect(status.received.isEmpty, "the corrupted chunk was not kept")
-            #expect(try await putChunk(bytes, at: 0, of: upload.uploadId, as: alice, on: api, digest: digest).status == 200)
+            #expect(
+                try await putChunk(bytes, at: 0, of: upload.uploadId, as: alice, on: api, digest: digest).status == 200)
 
             // Without a digest, a corrupted chunk is found when the whole is hashed.
-            #expect(try await putChunk(corrupted, at: Self.chunk, of: upload.uploadId, as: alice, on: api).status == 200)
+            #expect(
+                try await putChunk(corrupted, at: Self.chunk, of: upload.uploadId, as: alice, on: api).status == 200)
             var tail = bytes
             tail[Self.chunk + 1] ^= 0x01
             #expect(try await putChunk(tail, at: Self.chunk, of: upload.uploadId, as: alice, on: api).status == 200)
@@ -209,10 +216,22 @@ import Testing
                 (#"{"sha256":"\#(hash)","size":5,"mimeType":"png","name":"a"}"#, 400, .invalidField),
                 (#"{"sha256":"\#(hash)","size":5,"mimeType":"image/png","name":""}"#, 400, .invalidField),
                 (#"{"sha256":"\#(hash)","size":5,"mimeType":"image/png","name":"../x"}"#, 400, .invalidField),
-                (#"{"sha256":"\#(hash)","size":5,"mimeType":"image/png","name":"a","kind":"text"}"#, 400, .invalidField),
-                (#"{"sha256":"\#(hash)","size":200001,"mimeType":"image/png","name":"a","kind":"image"}"#, 413, .fileTooLarge),
-                (#"{"sha256":"\#(hash)","size":5,"mimeType":"application/pdf","name":"a","kind":"image"}"#, 415, .fileTypeNotAllowed),
-                (#"{"sha256":"\#(hash)","size":5,"mimeType":"image/svg+xml","name":"a","kind":"image"}"#, 415, .fileTypeNotAllowed),
+                (
+                    #"{"sha256":"\#(hash)","size":5,"mimeType":"image/png","name":"a","kind":"text"}"#, 400,
+                    .invalidField
+                ),
+                (
+                    #"{"sha256":"\#(hash)","size":200001,"mimeType":"image/png","name":"a","kind":"image"}"#, 413,
+                    .fileTooLarge
+                ),
+                (
+                    #"{"sha256":"\#(hash)","size":5,"mimeType":"application/pdf","name":"a","kind":"image"}"#, 415,
+                    .fileTypeNotAllowed
+                ),
+                (
+                    #"{"sha256":"\#(hash)","size":5,"mimeType":"image/svg+xml","name":"a","kind":"image"}"#, 415,
+                    .fileTypeNotAllowed
+                ),
                 (#"{"sha256":"\#(hash)","size":1000001,"mimeType":"application/pdf","name":"a"}"#, 403, .quotaExceeded),
                 (#"{"sha256":"\#(hash)","size":5,"mimeType":"image/png"}"#, 400, .missingField),
             ]
@@ -282,7 +301,8 @@ import Testing
             #expect(served.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
             #expect(served.headers[.contentSecurityPolicy]?.contains("sandbox") == true)
 
-            let text = try await upload(Array("plain words\n".utf8), as: alice, on: api, kind: .file, mimeType: "text/plain")
+            let text = try await upload(
+                Array("plain words\n".utf8), as: alice, on: api, kind: .file, mimeType: "text/plain")
             #expect(text.mimeType == "text/plain")
             let docx = try await upload(
                 [0x50, 0x4B, 0x03, 0x04] + Array(repeating: 7, count: 40), as: alice, on: api, kind: .file,
@@ -300,7 +320,8 @@ import Testing
             let bob = try await api.signUp("bob")
             let group = try await api.createGroup("team", by: alice, with: [bob])
             let image = try await upload(testPNG(1_000, seed: 5), as: alice, on: api)
-            let pdf = try await upload(Array("%PDF-1.4 hello".utf8), as: alice, on: api, kind: .file, mimeType: "application/pdf")
+            let pdf = try await upload(
+                Array("%PDF-1.4 hello".utf8), as: alice, on: api, kind: .file, mimeType: "application/pdf")
             let bobs = try await upload(testPNG(1_000, seed: 6), as: bob, on: api)
             let voice = try await upload(
                 Array("OggS".utf8) + Array(repeating: 0, count: 100), as: alice, on: api, kind: .voice,
@@ -323,7 +344,8 @@ import Testing
             for (index, (kind, content, status, expected)) in cases.enumerated() {
                 let body = String(
                     decoding: try JSONEncoder().encode(
-                        SendMessageRequest(conversationId: group, clientMsgId: "bad\(index)", kind: kind, content: content)),
+                        SendMessageRequest(
+                            conversationId: group, clientMsgId: "bad\(index)", kind: kind, content: content)),
                     as: UTF8.self)
                 let answer = try await api.raw(.post, "/v1/messages", body: body, token: alice.token)
                 #expect(answer.status == status && code(answer.body) == expected, "\(kind) \(content): \(answer.body)")
@@ -331,14 +353,18 @@ import Testing
             #expect(try await api.fullHistory(of: group, as: alice).isEmpty, "nothing was stored")
 
             let good: [(MessageKind, JSONValue)] = [
-                (.image, ["fileId": .string(image.fileId), "width": 4, "height": 3, "thumbnailId": .string(image.fileId)]),
+                (
+                    .image,
+                    ["fileId": .string(image.fileId), "width": 4, "height": 3, "thumbnailId": .string(image.fileId)]
+                ),
                 (.file, ["fileId": .string(pdf.fileId), "name": "a.pdf", "size": .number(.integer(pdf.size))]),
                 (.voice, ["fileId": .string(voice.fileId), "durationMs": 60_000]),
             ]
             for (index, (kind, content)) in good.enumerated() {
                 let _: SendMessageResponse = try await api.call(
                     .post, "/v1/messages",
-                    SendMessageRequest(conversationId: group, clientMsgId: "good\(index)", kind: kind, content: content),
+                    SendMessageRequest(
+                        conversationId: group, clientMsgId: "good\(index)", kind: kind, content: content),
                     token: alice.token)
             }
             #expect(try await api.fullHistory(of: group, as: bob).map(\.kind) == [.image, .file, .voice])
@@ -358,7 +384,8 @@ import Testing
                 Array("%PDF-1.4 x".utf8), as: alice, on: api, kind: .file, mimeType: "application/pdf")
             let bobs = try await upload(testPNG(500, seed: 11), as: bob, on: api)
             for (avatar, says) in [
-                (pdf.fileId, "must be an image"), (bobs.fileId, "you may use"), ("nosuchfile00000000000000", "you may use"),
+                (pdf.fileId, "must be an image"), (bobs.fileId, "you may use"),
+                ("nosuchfile00000000000000", "you may use"),
             ] {
                 let refused = try await api.raw(.patch, "/v1/me", body: #"{"avatar":"\#(avatar)"}"#, token: alice.token)
                 #expect(refused.status == 400 && code(refused.body) == .avatarInvalid && refused.body.contains(says))

@@ -49,7 +49,8 @@ extension StoreContractTests {
         try await store.recordChunk(of: "nosuchupload000000000000", at: 0, length: 4)
         #expect(try await store.chunks(of: "nosuchupload000000000000").isEmpty)
 
-        let made = try await store.completeUpload(first, as: storedFile("file0000000000000000000a", sha256: hash), at: Self.now)
+        let made = try await store.completeUpload(
+            first, as: storedFile("file0000000000000000000a", sha256: hash), at: Self.now)
         #expect(made.created && made.file.id == "file0000000000000000000a")
         #expect(try await store.upload(first.id) == nil)
         #expect(try await store.chunks(of: first.id).isEmpty)
@@ -108,7 +109,8 @@ extension StoreContractTests {
         let group = try await store.createGroup(name: "team", ownerId: alice, memberIds: [bob, cyd], at: Self.now)
         var files: [StoredFile] = []
         for (index, letter) in ["a", "b", "c", "d"].enumerated() {
-            let record = upload("upload0000000000000000\(index)\(letter)", by: alice, sha256: String(repeating: letter, count: 64))
+            let record = upload(
+                "upload0000000000000000\(index)\(letter)", by: alice, sha256: String(repeating: letter, count: 64))
             try await store.createUpload(record)
             files.append(
                 try await store.completeUpload(
@@ -141,7 +143,8 @@ extension StoreContractTests {
         // upload) has passed; referenced files are not.
         let grace: Int64 = 1_000
         #expect(try await store.collectableFiles(releasedBefore: Self.now, limit: 10).isEmpty)
-        #expect(try await store.collectableFiles(releasedBefore: Self.now + grace, limit: 10).map(\.id) == [files[2].id])
+        #expect(
+            try await store.collectableFiles(releasedBefore: Self.now + grace, limit: 10).map(\.id) == [files[2].id])
 
         // An avatar keeps a file.
         _ = try await store.updateProfile(userId: dan, ProfileUpdate(avatar: files[2].id), at: Self.now)

@@ -28,10 +28,14 @@ extension StoreContractTests {
         async throws -> NewMessage
     {
         let fileId = "file" + String(repeating: "0", count: 20 - id.count) + id
-        let record = upload("up" + String(repeating: "0", count: 22 - id.count) + id, by: sender, sha256: fileId + fileId + "0000000000000000")
+        let record = upload(
+            "up" + String(repeating: "0", count: 22 - id.count) + id, by: sender,
+            sha256: fileId + fileId + "0000000000000000")
         try await store.createUpload(record)
         _ = try await store.completeUpload(
-            record, as: StoredFile(id: fileId, sha256: record.sha256, size: 1_000, mimeType: "application/pdf", createdAt: Self.now),
+            record,
+            as: StoredFile(
+                id: fileId, sha256: record.sha256, size: 1_000, mimeType: "application/pdf", createdAt: Self.now),
             at: Self.now)
         return try NewMessage(
             target: target, senderId: sender, clientMsgId: id, kind: .file,

@@ -45,7 +45,8 @@ public struct APIClient: Sendable {
     /// headers; answers the body's bytes. Throws the server's ``ParleyError`` or a
     /// ``TransportError``.
     public func transfer(
-        _ endpoint: Endpoint, _ parameters: [any CustomStringConvertible & Sendable], headers extra: [String: String] = [:],
+        _ endpoint: Endpoint, _ parameters: [any CustomStringConvertible & Sendable],
+        headers extra: [String: String] = [:],
         body: Data? = nil, token: String?
     ) async throws -> Data {
         let url = baseURL + endpoint.path(substituting: parameters.map { $0 as any CustomStringConvertible })

@@ -90,7 +90,8 @@ public struct Files: Sendable {
             let bytes = try await session.transfer(.getFile, file.fileId, headers: ["Range": "bytes=\(done)-\(end)"])
             guard Int64(bytes.count) == end - done + 1 else {
                 try handle.close()
-                throw TransportError(.unreachable, "The server sent \(bytes.count) bytes for a range of \(end - done + 1).")
+                throw TransportError(
+                    .unreachable, "The server sent \(bytes.count) bytes for a range of \(end - done + 1).")
             }
             try handle.write(contentsOf: bytes)
             done += Int64(bytes.count)
@@ -99,7 +100,8 @@ public struct Files: Sendable {
         try handle.close()
         guard try Self.digest(of: partial).sha256 == file.sha256 else {
             try? FileManager.default.removeItem(atPath: partial)
-            throw ParleyError(.fileMismatch, "The bytes downloaded do not have the file's SHA-256; they were discarded.")
+            throw ParleyError(
+                .fileMismatch, "The bytes downloaded do not have the file's SHA-256; they were discarded.")
         }
         if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
         try FileManager.default.moveItem(atPath: partial, toPath: path)

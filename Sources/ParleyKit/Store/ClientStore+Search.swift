@@ -34,7 +34,9 @@ extension ClientStore {
                         WHERE hidden = 0 AND folded IS NOT NULL AND \(filters.conditions.joined(separator: " AND "))
                         ORDER BY id DESC LIMIT ?
                         """,
-                    arguments: StatementArguments(filters.values.map(Self.databaseValue)) + [query.limit + 1 - found.count]
+                    arguments: StatementArguments(filters.values.map(Self.databaseValue)) + [
+                        query.limit + 1 - found.count
+                    ]
                 ).map(Self.message)
             }
             return found

@@ -11,7 +11,8 @@ extension FileStore {
             try await mayRead(file.id, userId: userId)
         else { throw ParleyError(code, "'avatar' must be the id of an uploaded image you may use, or empty.") }
         guard FileRules.accepts(file.mimeType, for: .image) else {
-            throw ParleyError(code, "'avatar' must be an image (png, jpeg, gif, webp, heic or avif); this file is \(file.mimeType).")
+            throw ParleyError(
+                code, "'avatar' must be an image (png, jpeg, gif, webp, heic or avif); this file is \(file.mimeType).")
         }
     }
 }

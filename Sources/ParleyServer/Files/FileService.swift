@@ -71,7 +71,8 @@ struct FileService: Sendable {
         let expected = min(upload.chunkSize, upload.size - offset)
         guard bytes.readableBytes == expected else {
             throw ParleyError(
-                .chunkInvalid, "The chunk at \(offset) must be exactly \(expected) bytes; this one is \(bytes.readableBytes).")
+                .chunkInvalid,
+                "The chunk at \(offset) must be exactly \(expected) bytes; this one is \(bytes.readableBytes).")
         }
         if let digest { try Self.check(bytes, against: digest) }
         try await blobs.put(upload.chunkKey(at: offset), bytes: bytes)
@@ -230,9 +231,10 @@ struct FileService: Sendable {
                 for try await buffer in try await blobs.read(upload.chunkKey(at: chunk.start), range: nil) {
                     buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
                     if head.count < ContentSniffer.prefixLength {
-                        head += buffer.getBytes(
-                            at: buffer.readerIndex,
-                            length: min(buffer.readableBytes, ContentSniffer.prefixLength - head.count)) ?? []
+                        head +=
+                            buffer.getBytes(
+                                at: buffer.readerIndex,
+                                length: min(buffer.readableBytes, ContentSniffer.prefixLength - head.count)) ?? []
                     }
                     try handle.write(contentsOf: Data(buffer.readableBytesView))
                 }
