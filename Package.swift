@@ -197,7 +197,7 @@ let package = Package(
         .testTarget(
             name: "ParleyKitTests",
             dependencies: [
-                "ParleyKit", "ParleyKitTransport", "ParleyTesting", "ParleyCore",
+                "ParleyKit", "ParleyKitTransport", "ParleyTesting", "ParleyCore", "ParleyUI",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings

@@ -3,6 +3,7 @@ import ParleyCore
 import ParleyKit
 import ParleyKitTransport
 import ParleyTesting
+import ParleyUI
 import Synchronization
 import Testing
 
@@ -117,6 +118,49 @@ extension LiveServerSuites {
             #expect(!FileManager.default.fileExists(atPath: folder + "/bad.bin.part"))
             await server.stop()
         }
+    }
+}
+
+extension LiveServerSuites.FilesSDKTests {
+    /// ParleyUI's loader fetches a file once: then from memory, and in a new loader (a new
+    /// app process) from the cache's disk; two screens asking at once share one download.
+    @Test func theMediaLoaderFetchesOnceThenServesFromMemoryAndDisk() async throws {
+        let server = try await InProcessServer.start()
+        let folder = temporaryDirectory()
+        let alice = try makeClient(server.url)
+        try await signUp(alice, "alice")
+        let content = Self.bytes(6 << 20, seed: 5)
+        try content.write(to: URL(fileURLWithPath: folder + "/photo.bin"))
+        let file = try await alice.files.upload(fileAt: folder + "/photo.bin")
+
+        let counting = ChunkCountingTransport()
+        let reader = try makeClient(server.url, http: counting)
+        try await reader.session.login("alice", password: "Passw0rd!")
+        let cacheDirectory = URL(fileURLWithPath: folder + "/cache")
+        let loader = try MediaLoader(
+            files: reader.files, cache: try TwoLevelCache(directory: cacheDirectory),
+            workDirectory: URL(fileURLWithPath: folder + "/work"))
+        let heard = Mutex<[TransferProgress]>([])
+        async let first = loader.data(of: file.fileId, progress: { progress in heard.withLock { $0.append(progress) } })
+        async let second = loader.data(of: file.fileId)
+        let (one, two) = try await (first, second)
+        #expect(one == content && two == content)
+        #expect(counting.ranges == 2, "one download of two 4 MiB ranges, shared")
+        #expect(heard.withLock { $0 }.last == TransferProgress(done: 6 << 20, total: 6 << 20))
+        #expect(try await loader.data(of: file.fileId) == content)
+        #expect(counting.ranges == 2, "from memory")
+
+        let restarted = try MediaLoader(
+            files: reader.files,
+            cache: try TwoLevelCache(directory: cacheDirectory, limits: .init(memoryBytes: 1 << 20)),
+            workDirectory: URL(fileURLWithPath: folder + "/work"))
+        #expect(try await restarted.data(of: file.fileId) == content)
+        #expect(counting.ranges == 2, "from the disk cache")
+        let missing = await #expect(throws: ParleyError.self) {
+            try await restarted.data(of: "nosuchfile00000000000000")
+        }
+        #expect(missing?.code == .fileNotFound)
+        await server.stop()
     }
 }
 
