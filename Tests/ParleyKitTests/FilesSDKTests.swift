@@ -46,13 +46,20 @@ extension LiveServerSuites {
     /// process from the chunks the server has; the same bytes from someone else are found by
     /// hash; a download fetches ranges and resumes from what it had.
     @Suite(.serialized) struct FilesSDKTests {
+        /// `count` pseudo-random bytes from `seed`, made a word at a time: a byte at a time
+        /// takes seconds in a debug build and holds one of the few threads every test shares.
         static func bytes(_ count: Int, seed: UInt8) -> Data {
-            var state = UInt32(seed) | 1
-            return Data(
-                (0..<count).map { _ in
-                    state = state &* 1_664_525 &+ 1_013_904_223
-                    return UInt8(truncatingIfNeeded: state >> 24)
-                })
+            var data = Data(count: count)
+            var state = UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 | 1
+            data.withUnsafeMutableBytes { raw in
+                for index in raw.bindMemory(to: UInt64.self).indices {
+                    state ^= state << 13
+                    state ^= state >> 7
+                    state ^= state << 17
+                    raw.storeBytes(of: state, toByteOffset: index * 8, as: UInt64.self)
+                }
+            }
+            return data
         }
 
         @Test func anUploadCutOffIsResumedByANewProcessAndADownloadResumesToo() async throws {
