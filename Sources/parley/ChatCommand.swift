@@ -221,6 +221,7 @@ private actor ChatScreen {
 
     private func label(_ delivery: ChatItem.Delivery) -> String {
         switch delivery {
+        case .uploading(let progress): "uploading \(Int(progress.fraction * 100))%"
         case .sending: "sending"
         case .sent: "sent"
         case .delivered: "delivered"
@@ -231,7 +232,7 @@ private actor ChatScreen {
 
     private func symbol(_ delivery: ChatItem.Delivery) -> String {
         switch delivery {
-        case .sending: "…"
+        case .uploading, .sending: "…"
         case .sent, .delivered: "✓"
         case .read: "✓✓"
         case .failed: "✗"

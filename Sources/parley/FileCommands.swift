@@ -3,13 +3,13 @@ import Foundation
 import ParleyCore
 import ParleyKit
 
-/// `parley send-file <to> <path>`: uploads a file (or finds it on the server by hash) with a
-/// progress bar, then sends it as an image, voice, video or file message.
+/// `parley send-file <to> <path>`: queues a media message whose file the send queue uploads
+/// (or finds on the server by hash) with a progress bar before it sends the message.
 struct SendFile: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send-file",
         abstract:
-            "Send a file: PNG and GIF images go as images (their size read from the file), anything else as a file unless --kind says otherwise. An interrupted upload resumes when run again."
+            "Send a file: PNG and GIF images go as images (their size read from the file), anything else as a file unless --kind says otherwise. An interrupted upload resumes the next time parley connects."
     )
     @OptionGroup var options: ClientOptions
     @Argument(help: "A username, a group name or a conversation id.") var conversation: String
@@ -22,25 +22,42 @@ struct SendFile: AsyncParsableCommand {
     func run() async throws {
         try await userFacing(options) {
             guard FileManager.default.isReadableFile(atPath: path) else { throw CLIError("Cannot read '\(path)'.") }
-            let head = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: path)).read(upToCount: 512)) ?? nil
-            let sniffed = ContentSniffer.mimeType(of: Array(head ?? Data()))
-            let dimensions = ImageDimensions(head ?? Data())
-            let kind = try kind.map(Self.kind) ?? (dimensions == nil ? .file : .image)
+            let media = try media()
             let client = try await options.signedInClient()
             let summary = try await resolveConversation(conversation, client: client)
+            let handle = try await client.sendQueue.send(media, to: summary.id)
             let bar = ProgressBar(label: URL(fileURLWithPath: path).lastPathComponent)
-            let file = try await client.files.upload(
-                fileAt: path, kind: kind, mimeType: sniffed ?? "application/octet-stream",
-                progress: { bar.show($0) })
-            bar.finish()
-            let content = try content(of: kind, file: file, dimensions: dimensions)
-            let handle = try await client.sendQueue.send(kind, content, to: summary.id)
-            await client.sendQueue.flush()
-            switch await handle.state {
-            case .sent(let seq): print("Sent \(kind.rawValue) to \(await title(summary, client: client)) (#\(seq)).")
-            case .failed(let reason, _): throw CLIError("Not sent: \(reason)")
-            default: print("Queued: the server is unreachable; it will be sent the next time parley connects.")
+            let watcher = Task {
+                for await case .uploading(let progress) in await handle.stateUpdates() { bar.show(progress) }
             }
+            await client.sendQueue.flush()
+            watcher.cancel()
+            await watcher.value
+            bar.finish()
+            switch await handle.state {
+            case .sent(let seq): print("Sent \(media.kind.rawValue) to \(await title(summary, client: client)) (#\(seq)).")
+            case .failed(let reason, _): throw CLIError("Not sent: \(reason)")
+            default: print("Queued: the server is unreachable; it will be uploaded and sent the next time parley connects.")
+            }
+        }
+    }
+
+    private func media() throws -> OutgoingMedia {
+        let kind = try kind.map(Self.kind) ?? (ImageDimensions(fileAt: path) == nil ? .file : .image)
+        switch kind {
+        case .image:
+            guard (width != nil && height != nil) || ImageDimensions(fileAt: path) != nil else {
+                throw CLIError("An image needs --width and --height (read by themselves from PNG and GIF files).")
+            }
+            return try .image(at: path, width: width, height: height)
+        case .voice:
+            guard let durationMs else { throw CLIError("A voice message needs --duration-ms.") }
+            return try .voice(at: path, durationMs: durationMs)
+        case .video:
+            guard let durationMs else { throw CLIError("A video needs --duration-ms.") }
+            return try .video(at: path, durationMs: durationMs, width: width, height: height)
+        default:
+            return try .file(at: path)
         }
     }
 
@@ -48,34 +65,6 @@ struct SendFile: AsyncParsableCommand {
         let kind = MessageKind(rawValue: text)
         guard FileRules.kinds.contains(kind) else { throw CLIError("--kind must be image, voice, video or file.") }
         return kind
-    }
-
-    private func content(of kind: MessageKind, file: FileInfo, dimensions: ImageDimensions?) throws -> JSONValue {
-        let name = URL(fileURLWithPath: path).lastPathComponent
-        switch kind {
-        case .image:
-            guard let width = width ?? dimensions?.width, let height = height ?? dimensions?.height else {
-                throw CLIError("An image needs --width and --height (read by themselves from PNG and GIF files).")
-            }
-            return [
-                "fileId": .string(file.fileId), "width": .number(.integer(Int64(width))),
-                "height": .number(.integer(Int64(height))),
-            ]
-        case .voice:
-            guard let durationMs else { throw CLIError("A voice message needs --duration-ms.") }
-            return ["fileId": .string(file.fileId), "durationMs": .number(.integer(Int64(durationMs)))]
-        case .video:
-            guard let durationMs else { throw CLIError("A video needs --duration-ms.") }
-            var content: [String: JSONValue] = [
-                "fileId": .string(file.fileId), "durationMs": .number(.integer(Int64(durationMs))),
-                "size": .number(.integer(file.size)),
-            ]
-            if let width { content["width"] = .number(.integer(Int64(width))) }
-            if let height { content["height"] = .number(.integer(Int64(height))) }
-            return .object(content)
-        default:
-            return ["fileId": .string(file.fileId), "name": .string(name), "size": .number(.integer(file.size))]
-        }
     }
 }
 
@@ -125,24 +114,4 @@ final class ProgressBar: Sendable {
     }
 
     func finish() { FileHandle.standardError.write(Data("\n".utf8)) }
-}
-
-/// The pixel size written in a PNG's header or a GIF's screen descriptor.
-struct ImageDimensions: Equatable {
-    let width: Int
-    let height: Int
-
-    init?(_ head: Data) {
-        let bytes = Array(head)
-        func big(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
-        func little(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
-        if ContentSniffer.mimeType(of: bytes) == "image/png", bytes.count >= 24 {
-            (width, height) = (big(16), big(20))
-        } else if ContentSniffer.mimeType(of: bytes) == "image/gif", bytes.count >= 10 {
-            (width, height) = (little(6), little(8))
-        } else {
-            return nil
-        }
-        guard width > 0, height > 0 else { return nil }
-    }
 }

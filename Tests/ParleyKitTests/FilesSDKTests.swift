@@ -208,3 +208,149 @@ extension LiveServerSuites.MultiNodeTests {
         for node in nodes { await node.stop() }
     }
 }
+
+extension LiveServerSuites.FilesSDKTests {
+    /// A PNG header stating `width` × `height`, then `count` pseudo-random bytes.
+    static func png(width: UInt32, height: UInt32, count: Int, seed: UInt8) -> Data {
+        func big(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
+        let header: [UInt8] =
+            [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8) + big(width) + big(height)
+        return Data(header) + bytes(count, seed: seed)
+    }
+
+    /// The states a queued message went through, gathered from its handle.
+    final class StateLog: Sendable {
+        private let seen = Mutex<[SendState]>([])
+        var states: [SendState] { seen.withLock { $0 } }
+        var progress: [TransferProgress] {
+            states.compactMap { if case .uploading(let progress) = $0 { progress } else { nil } }
+        }
+
+        func follow(_ clientMsgId: String, in queue: SendQueue) -> Task<Void, Never> {
+            Task { for await state in await queue.stateUpdates(of: clientMsgId) { seen.withLock { $0.append(state) } } }
+        }
+    }
+
+    /// The send queue uploads a media message's file before it sends the message, reporting
+    /// the bytes as they go. Cut off halfway, the message waits in the outbox; the app
+    /// starts again and the queue goes on from the chunks the server has, then sends the
+    /// message once.
+    @Test func theSendQueueUploadsBeforeSendingAndResumesAfterTheAppRestarts() async throws {
+        let server = try await InProcessServer.start()
+        let folder = temporaryDirectory()
+        let storePath = folder + "/alice.sqlite"
+        let path = folder + "/report.pdf"
+        let content = Self.bytes(10 << 20, seed: 11)
+        try content.write(to: URL(fileURLWithPath: path))
+        let bob = try makeClient(server.url)
+        try await signUp(bob, "bob")
+
+        let cut = ChunkCountingTransport(cuttingAfter: 1)
+        var alice: ParleyClient? = try makeClient(server.url, storePath: storePath, http: cut)
+        try await signUp(alice!, "alice")
+        let direct = try await alice!.conversations.openDirect(withUsername: "bob").id
+        let handle = try await alice!.sendQueue.send(try .file(at: path, name: "Q3 report.pdf"), to: direct)
+        let log = StateLog()
+        let following = log.follow(handle.clientMsgId, in: alice!.sendQueue)
+        await alice!.sendQueue.flush()
+        #expect(cut.chunks == 1)
+        #expect(await handle.state == .queued, "waits for the network, its upload half done")
+        let waiting = try #require(try alice!.store.outboxItem(handle.clientMsgId))
+        #expect(waiting.files.map(\.path) == [path] && waiting.content.objectValue?["fileId"] == nil)
+        following.cancel()
+        #expect(log.progress.first == TransferProgress(done: 0, total: 10 << 20))
+        #expect(log.progress.map(\.done) == log.progress.map(\.done).sorted(), "progress only grows")
+        #expect(log.states.last == .queued)
+        alice = nil
+
+        // The app starts again: only the two chunks the server lacks are sent, then the message.
+        let counting = ChunkCountingTransport()
+        let reopened = try makeClient(server.url, storePath: storePath, http: counting)
+        let again = StateLog()
+        let resumed = again.follow(handle.clientMsgId, in: reopened.sendQueue)
+        await reopened.sendQueue.flush()
+        guard case .sent(let seq) = await reopened.sendQueue.state(of: handle.clientMsgId) else {
+            Issue.record("not sent: \(await reopened.sendQueue.state(of: handle.clientMsgId))")
+            return
+        }
+        await resumed.value
+        #expect(counting.chunks == 2, "only the chunks the server did not have")
+        let moved = again.progress.filter { $0.done > 0 }
+        #expect(!moved.isEmpty && moved.allSatisfy { $0.done >= 4 << 20 }, "it went on from the first chunk: \(moved)")
+        #expect(again.states.contains(.sending) && again.states.last == .sent(seq: seq))
+
+        let history = try await serverHistory(direct, via: bob)
+        #expect(history.count == 1, "sent once")
+        guard case .file(let fileId, let name, let size)? = history.first?.typedContent else {
+            Issue.record("not a file message: \(String(describing: history.first))")
+            return
+        }
+        #expect(name == "Q3 report.pdf" && size == 10 << 20)
+        try await bob.files.download(try await bob.files.info(of: fileId), to: folder + "/got.pdf")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/got.pdf")) == content)
+        #expect(try reopened.store.outboxItem(handle.clientMsgId)?.files == [])
+        await server.stop()
+    }
+
+    /// An image goes with its thumbnail, both uploaded, and a chat shows it from the device
+    /// until it is sent. A file the server refuses fails the message for good (the server's
+    /// error kept) and the queue goes on; a file deleted before its turn fails it too; a
+    /// message whose upload waits for the network can be cancelled.
+    @Test func anImageGoesWithItsThumbnailAndRefusedFilesFailForGood() async throws {
+        let server = try await InProcessServer.start()
+        let folder = temporaryDirectory()
+        let alice = try makeClient(server.url)
+        try await signUp(alice, "alice")
+        let bob = try makeClient(server.url)
+        try await signUp(bob, "bob")
+        let direct = try await alice.conversations.openDirect(withUsername: "bob").id
+        try Self.png(width: 1200, height: 800, count: 300_000, seed: 1).write(to: URL(fileURLWithPath: folder + "/a.png"))
+        try Self.png(width: 120, height: 80, count: 3_000, seed: 2).write(to: URL(fileURLWithPath: folder + "/t.png"))
+        try Self.bytes(1000, seed: 3).write(to: URL(fileURLWithPath: folder + "/not-an-image.jpg"))
+        try Self.bytes(1000, seed: 4).write(to: URL(fileURLWithPath: folder + "/gone.bin"))
+
+        let chat = await alice.conversations.chat(direct)
+        let image = try await chat.send(try .image(at: folder + "/a.png", thumbnail: folder + "/t.png"))
+        let shown = try #require(await chat.items.last)
+        #expect(shown.localFiles.map(\.field) == ["fileId", "thumbnailId"] && shown.delivery != .sent)
+        let refused = try await alice.sendQueue.send(
+            try .image(at: folder + "/not-an-image.jpg", width: 10, height: 10), to: direct)
+        let deleted = try await alice.sendQueue.send(try .file(at: folder + "/gone.bin"), to: direct)
+        try FileManager.default.removeItem(atPath: folder + "/gone.bin")
+        let after = try await alice.sendQueue.send(text: "still in order", to: direct)
+        await alice.sendQueue.flush()
+
+        #expect(await refused.rejection?.code == .fileTypeNotAllowed)
+        let refusedState = await refused.state
+        #expect(refusedState.isSettled && !refusedState.isFinal)
+        guard case .failed(_, let retryable) = await deleted.state else {
+            Issue.record("a deleted file was not a failure: \(await deleted.state)")
+            return
+        }
+        #expect(!retryable)
+        let history = try await serverHistory(direct, via: bob)
+        #expect(history.map(\.kind) == [.image, .text], "the image, then the text behind the failures")
+        guard case .image(let fileId, 1200, 800, let thumbnailId?)? = history.first?.typedContent else {
+            Issue.record("not an image with a thumbnail: \(String(describing: history.first))")
+            return
+        }
+        #expect(try await bob.files.data(of: thumbnailId) == Self.png(width: 120, height: 80, count: 3_000, seed: 2))
+        #expect(try await bob.files.info(of: fileId).mimeType == "image/png")
+        #expect(await image.state == .sent(seq: 1))
+        #expect(await after.state == .sent(seq: 2))
+        let first = await chat.items.first
+        #expect(first?.localFiles == [] && first?.seq == 1)
+
+        // Offline halfway through an upload, the message can be dropped.
+        let cutClient = try makeClient(server.url, http: ChunkCountingTransport(cuttingAfter: 0))
+        try await cutClient.session.login("alice", password: "Passw0rd!")
+        try Self.bytes(5 << 20, seed: 5).write(to: URL(fileURLWithPath: folder + "/big.bin"))
+        let stuck = try await cutClient.sendQueue.send(try .file(at: folder + "/big.bin"), to: direct)
+        await cutClient.sendQueue.flush()
+        #expect(await stuck.state == .queued)
+        try await stuck.cancel()
+        #expect(await stuck.state == .cancelled)
+        #expect(try cutClient.store.outboxItem(stuck.clientMsgId) == nil)
+        await server.stop()
+    }
+}

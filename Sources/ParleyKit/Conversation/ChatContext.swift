@@ -130,6 +130,14 @@ public actor ChatContext {
         showQueued(try await conversations.sendQueue.send(kind, content, to: conversationId, after: dependency))
     }
 
+    /// Sends an image, voice, video or file message made from files on this device: shown at
+    /// once (``ChatItem/localFiles``), its files uploaded with progress
+    /// (``ChatItem/Delivery/uploading(_:)``), then sent.
+    @discardableResult
+    public func send(_ media: OutgoingMedia) async throws -> SendHandle {
+        showQueued(try await conversations.sendQueue.send(media, to: conversationId))
+    }
+
     /// Shows a message just queued before `send` returns (the queue's update, which may come
     /// later, changes nothing then: the newest state wins).
     private func showQueued(_ handle: SendHandle) -> SendHandle {
@@ -231,6 +239,8 @@ public actor ChatContext {
         case .sent:
             apply(update.item)
             if let message = update.message { merge([message]) }
+        case .uploading(let progress):
+            apply(update.item, delivery: .uploading(progress))
         case .queued, .sending, .failed:
             apply(update.item)
         }
@@ -263,8 +273,9 @@ public actor ChatContext {
 
     /// Follows an outbox item: a new pending one appears, a failed one shows why, a sent one
     /// gives way to its committed message.
-    private func apply(_ outboxItem: OutboxItem) {
+    private func apply(_ outboxItem: OutboxItem, delivery: ChatItem.Delivery? = nil) {
         var item = ChatItem(pending: outboxItem, selfId: selfId)
+        if let delivery { item.delivery = delivery }
         if case .reply(_, let target, _) = item.typedContent,
             let quoted = try? conversations.store.message(withId: target, in: conversationId)
         {

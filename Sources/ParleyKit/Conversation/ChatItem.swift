@@ -4,6 +4,8 @@ import ParleyCore
 public struct ChatItem: Identifiable, Hashable, Sendable {
     /// How far one of the user's own messages got.
     public enum Delivery: Hashable, Sendable {
+        /// Its files are being uploaded: how many of their bytes are on the server.
+        case uploading(TransferProgress)
         case sending
         case sent
         /// It reached a device of the other member of a direct conversation.
@@ -39,6 +41,9 @@ public struct ChatItem: Identifiable, Hashable, Sendable {
     /// For the user's own messages in a group, how many other members have read it, once the
     /// receipts are known (``ChatContext/loadReceipts()``).
     public var readBy: Int?
+    /// The local files of a media message still on its way that are not uploaded yet: a
+    /// screen shows the image from here until the server has it.
+    public var localFiles: [OutgoingFile] = []
 
     /// An item made by hand (previews, tests).
     public init(
@@ -88,6 +93,7 @@ public struct ChatItem: Identifiable, Hashable, Sendable {
         kind = item.kind
         content = item.content
         time = item.createdAt
+        localFiles = item.files
         switch item.state {
         case .failed(let reason, let retryable): delivery = .failed(reason: reason, retryable: retryable)
         default: delivery = .sending
@@ -106,7 +112,7 @@ public struct ChatItem: Identifiable, Hashable, Sendable {
     /// Whether it is committed (not still on its way or failed).
     public var isCommitted: Bool {
         switch delivery {
-        case .sending?, .failed?: false
+        case .uploading?, .sending?, .failed?: false
         default: seq != nil
         }
     }

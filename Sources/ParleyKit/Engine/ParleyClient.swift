@@ -67,8 +67,14 @@ public actor ParleyClient {
             // Weak: a client dropped without `disconnect()` must not keep a socket signed in.
             token: { [weak session] in await session?.accessToken() })
         let requests = ServerRequests(connection: connection, session: session, timeout: configuration.requestTimeout)
+        let files = Files(store: store, session: session)
+        self.files = files
         sendQueue = SendQueue(
-            store: store, requests: requests, sendTimeout: configuration.sendTimeout, wallClock: wallClock)
+            store: store, requests: requests, sendTimeout: configuration.sendTimeout, wallClock: wallClock,
+            upload: { file, progress in
+                try await files.upload(
+                    fileAt: file.path, kind: file.kind, mimeType: file.mimeType, name: file.name, progress: progress)
+            })
         sync = SyncEngine(store: store, session: session, requests: requests, sendQueue: sendQueue)
         typing = Typing(connection: connection, time: time)
         groups = Groups(store: store, session: session, requests: requests)
@@ -78,7 +84,6 @@ public actor ParleyClient {
         presence = PresenceFeed(session: session)
         notifications = Notifications(store: store, session: session)
         search = Search(store: store, session: session)
-        files = Files(store: store, session: session)
         messages = MessageActions(
             store: store, session: session, sync: sync, connection: connection,
             newClientMsgId: { UUID().uuidString.lowercased() }, pendingForwards: PendingForwards())
@@ -139,7 +144,7 @@ public actor ParleyClient {
         await sendQueue.flush()
         try? await contacts.refreshIfUnknown()
         try? await notifications.fetchIfUnknown()
-        try? await presence.refresh()
+        _ = try? await presence.refresh()
     }
 
     /// Once a second while online: retries queued sends (an ack lost in a stalled network

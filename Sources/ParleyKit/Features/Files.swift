@@ -56,6 +56,7 @@ public struct Files: Sendable {
         var done = size - missing.reduce(Int64(0)) { $0 + min(upload.chunkSize, size - $1) }
         progress(TransferProgress(done: done, total: size))
         for offset in missing {
+            try Task.checkCancellation()
             try handle.seek(toOffset: UInt64(offset))
             let chunk = try handle.read(upToCount: Int(min(upload.chunkSize, size - offset))) ?? Data()
             let digest = "sha-256=:" + Data(SHA256.hash(data: chunk)).base64EncodedString() + ":"
@@ -64,9 +65,14 @@ public struct Files: Sendable {
             done += Int64(chunk.count)
             progress(TransferProgress(done: done, total: size))
         }
-        let file: FileInfo = try await session.http(.completeUpload, upload.uploadId)
-        try store.setValue(nil, for: key)
-        return file
+        do {
+            let file: FileInfo = try await session.http(.completeUpload, upload.uploadId)
+            try store.setValue(nil, for: key)
+            return file
+        } catch let error as ParleyError where error.code.httpStatus < 500 {
+            try store.setValue(nil, for: key)  // the server threw the upload away (the file changed meanwhile)
+            throw error
+        }
     }
 
     /// Downloads file `fileId` to `path` in ranges of `rangeSize` bytes; `progress` hears the

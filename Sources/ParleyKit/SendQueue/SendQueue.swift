@@ -11,20 +11,25 @@ import ParleyCore
 /// sends them, over the socket or over HTTP when the socket is down; it stops at the first
 /// transport failure, so order holds, and runs again after every (re)connection and once
 /// a second while online. An item with a ``SendDependency`` is not sent before it finished,
-/// and the items behind it wait. The queue is in the ``ClientStore``, so it survives the
-/// process.
+/// and the items behind it wait. A media item (``send(_:to:)``) uploads its files when its
+/// turn comes, reporting ``SendState/uploading(_:)`` as the bytes go; an upload cut off
+/// resumes from the server's chunks, in this process or the next. The queue is in the
+/// ``ClientStore``, so it survives the process.
 public actor SendQueue {
     private let store: ClientStore
     private let requests: ServerRequests
     private let sendTimeout: Duration
     private let wallClock: @Sendable () -> Int64
     private let newClientMsgId: @Sendable () -> String
+    private let upload: Uploader
     private var subscribers = Subscribers<SendUpdate>()
     private var watchers: [String: Subscribers<SendState>] = [:]
     /// The last non-final state published per item, so observers see each state once.
     private var published: [String: SendState] = [:]
     /// The item whose request is on its way (the loop sends one at a time).
     private var inFlight: String?
+    /// The item whose files are being uploaded, how far, and the upload (to cancel it).
+    private var uploading: (clientMsgId: String, progress: TransferProgress, task: Task<FileInfo, any Error>?)?
     private var dependencies: [String: Dependency] = [:]
     /// The flush loop waiting for a dependency, to be resumed when it ends or is cancelled.
     private var waiting: (clientMsgId: String, continuation: CheckedContinuation<DependencyOutcome, Never>)?
@@ -38,6 +43,10 @@ public actor SendQueue {
         var outcome: DependencyOutcome?
     }
 
+    /// Uploads a local file, or finds it on the server by hash (``Files/upload(fileAt:kind:mimeType:name:progress:)``).
+    typealias Uploader = @Sendable (OutgoingFile, @escaping @Sendable (TransferProgress) -> Void) async throws
+        -> FileInfo
+
     private enum DependencyOutcome {
         case done
         case failed(reason: String, retryable: Bool)
@@ -46,9 +55,10 @@ public actor SendQueue {
 
     init(
         store: ClientStore, requests: ServerRequests, sendTimeout: Duration,
-        wallClock: @escaping @Sendable () -> Int64,
+        wallClock: @escaping @Sendable () -> Int64, upload: @escaping Uploader,
         newClientMsgId: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
     ) {
+        self.upload = upload
         self.store = store
         self.requests = requests
         self.sendTimeout = sendTimeout
@@ -96,7 +106,9 @@ public actor SendQueue {
         switch item.state {
         case .sent(let seq): return .sent(seq: seq)
         case .failed(let reason, let retryable): return .failed(reason: reason, retryable: retryable)
-        case .sending: return inFlight == item.clientMsgId ? .sending : .queued
+        case .sending:
+            if let uploading, uploading.clientMsgId == item.clientMsgId { return .uploading(uploading.progress) }
+            return inFlight == item.clientMsgId ? .sending : .queued
         }
     }
 
@@ -135,6 +147,19 @@ public actor SendQueue {
         return SendHandle(clientMsgId: item.clientMsgId, conversationId: conversationId, queue: self)
     }
 
+    /// Queues an image, voice, video or file message made from files on this device. They
+    /// are uploaded (or found on the server by hash) when the message's turn comes, then it
+    /// is sent; ``SendHandle/stateUpdates()`` reports the upload's progress.
+    @discardableResult
+    public func send(_ media: OutgoingMedia, to conversationId: ConversationID) throws -> SendHandle {
+        let item = try store.enqueue(
+            clientMsgId: newClientMsgId(), conversationId: conversationId, toUserId: nil, kind: media.kind,
+            content: .object(media.content), files: media.files, at: wallClock())
+        publish(item)
+        Task { await self.flush() }
+        return SendHandle(clientMsgId: item.clientMsgId, conversationId: conversationId, queue: self)
+    }
+
     /// Queues a text message, which may mention users or everyone (`@all`).
     @discardableResult
     public func send(
@@ -155,15 +180,15 @@ public actor SendQueue {
         await flush()
     }
 
-    /// Drops a failed message, or one still waiting for its dependency, from the queue.
-    /// Does nothing to a message whose request may already have reached the server.
+    /// Drops a failed message, one still waiting for its dependency, or one whose files are
+    /// not all uploaded (stopping its upload), from the queue. Does nothing to a message
+    /// whose request may already have reached the server.
     public func cancel(_ clientMsgId: String) async throws {
         guard let item = try store.outboxItem(clientMsgId) else { return }
-        let waitsForDependency = dependencies[clientMsgId] != nil && inFlight != clientMsgId
-        guard try waitsForDependency ? store.removeUnsent(clientMsgId) : store.removeFailed(clientMsgId) else {
-            return
-        }
+        let notSentYet = (dependencies[clientMsgId] != nil || !item.files.isEmpty) && inFlight != clientMsgId
+        guard try notSentYet ? store.removeUnsent(clientMsgId) : store.removeFailed(clientMsgId) else { return }
         if waiting?.clientMsgId == clientMsgId { resumeWaiting(with: .cancelled) }
+        if uploading?.clientMsgId == clientMsgId { uploading?.task?.cancel() }
         publish(item, .cancelled)
     }
 
@@ -207,11 +232,18 @@ public actor SendQueue {
                     }
                 }
                 // Cancelled, or acknowledged by a push, while this pass was busy with earlier items.
-                guard let current = try? store.outboxItem(id), current.state == .sending else { continue }
+                guard var current = try? store.outboxItem(id), current.state == .sending else { continue }
+                if !current.files.isEmpty {
+                    switch await uploadFiles(of: current) {
+                    case .uploaded(let ready): current = ready
+                    case .settled: continue
+                    case .unreachable: return  // keep the order, go on after the next connection
+                    }
+                }
                 inFlight = id
                 publish(current)
                 do {
-                    let response: SendMessageResponse = try await requests(.send, item.request, http: .sendMessage)
+                    let response: SendMessageResponse = try await requests(.send, current.request, http: .sendMessage)
                     inFlight = nil
                     try commit(response.message)
                 } catch let error as ParleyError where error.code.httpStatus < 500 {
@@ -233,6 +265,73 @@ public actor SendQueue {
         } while flushRequested
     }
 
+    private enum UploadOutcome {
+        /// Every file is on the server: the item, its content complete.
+        case uploaded(OutboxItem)
+        /// Failed or cancelled: the pass goes on with the next item.
+        case settled
+        case unreachable
+    }
+
+    /// Uploads an item's files one after the other, writing each id into its content as it
+    /// is stored on the server. A file the server refuses (too large, a type the kind does
+    /// not take, over the quota) or that can no longer be read fails the item for good.
+    private func uploadFiles(of item: OutboxItem) async -> UploadOutcome {
+        let id = item.clientMsgId
+        let sizes = item.files.map { (try? $0.size) ?? 0 }
+        let total = sizes.reduce(0, +)
+        var before: Int64 = 0
+        var current = item
+        uploading = (id, TransferProgress(done: 0, total: total), nil)
+        defer { uploading = nil }
+        publish(current)
+        for (file, size) in zip(item.files, sizes) {
+            guard FileManager.default.isReadableFile(atPath: file.path) else {
+                return fail(id, reason: "The file \(file.name) is no longer on this device.")
+            }
+            let done = before
+            let task = Task { [upload] in
+                try await upload(file) { progress in
+                    let overall = TransferProgress(done: done + progress.done, total: total)
+                    Task { await self.uploadProgressed(id, overall) }
+                }
+            }
+            uploading?.task = task
+            do {
+                let stored = try await task.value
+                guard let updated = try store.markUploaded(id, file: file, as: stored.fileId) else { return .settled }
+                current = updated
+                before += size
+            } catch let error as ParleyError where error.code.httpStatus < 500 {
+                return fail(id, reason: error.message, rejection: error)
+            } catch {
+                guard let still = try? store.outboxItem(id) else { return .settled }  // cancelled
+                uploading = nil
+                publish(still)
+                return .unreachable
+            }
+        }
+        return .uploaded(current)
+    }
+
+    private func fail(_ id: String, reason: String, rejection: ParleyError? = nil) -> UploadOutcome {
+        uploading = nil
+        if let failed = try? store.markFailed(id, reason: reason, retryable: false, rejection: rejection) {
+            publish(failed)
+        }
+        return .settled
+    }
+
+    /// Publishes an upload's progress, unless the upload is over or it is older than what was
+    /// published (progress travels through tasks, which may arrive late and out of order).
+    private func uploadProgressed(_ clientMsgId: String, _ progress: TransferProgress) {
+        guard let uploading, uploading.clientMsgId == clientMsgId, progress.done > uploading.progress.done,
+            let item = try? store.outboxItem(clientMsgId)
+        else { return }
+        self.uploading?.progress = progress
+        publish(item)
+    }
+
     /// Marks an item committed and stores its message, unless it was already.
     private func commit(_ message: Message) throws {
         guard let before = try store.outboxItem(message.clientMsgId) else { return }
@@ -249,14 +348,16 @@ public actor SendQueue {
     }
 
     /// Marks items that waited longer than the send timeout as failed (retryable). An item
-    /// waiting for its dependency, and those behind it, are not overdue: the wait is the
-    /// dependency's, not the network's.
+    /// waiting for its dependency or with files still to upload, and those behind it, are
+    /// not overdue: the wait is the dependency's or the upload's, not the network's (an
+    /// upload of a large file may take longer than any timeout, and resumes where it was).
     func expireOverdue() {
         let deadline = wallClock() - sendTimeout.milliseconds
         for item in (try? store.sendingItems()) ?? [] {
             if item.awaitsDependency, let dependency = dependencies[item.clientMsgId], dependency.outcome == nil {
                 break
             }
+            if !item.files.isEmpty { break }
             guard item.createdAt < deadline else { continue }
             if let failed = try? store.markFailed(item.clientMsgId, reason: "Not sent in time.", retryable: true) {
                 publish(failed)

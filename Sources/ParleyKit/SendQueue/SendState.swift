@@ -4,6 +4,9 @@ import ParleyCore
 public enum SendState: Sendable, Hashable {
     /// Stored and shown; waiting its turn, what it depends on, or a connection.
     case queued
+    /// Its files are being uploaded (or found on the server by hash): how many of their
+    /// bytes are there. A transport failure puts it back to `queued`; the upload resumes.
+    case uploading(TransferProgress)
     /// Its request is on its way to the server. A transport failure puts it back to `queued`.
     case sending
     /// Committed by the server at this seq. Final.
@@ -18,7 +21,7 @@ public enum SendState: Sendable, Hashable {
     public var isFinal: Bool {
         switch self {
         case .sent, .cancelled: true
-        case .queued, .sending, .failed: false
+        case .queued, .uploading, .sending, .failed: false
         }
     }
 

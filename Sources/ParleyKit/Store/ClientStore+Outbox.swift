@@ -4,21 +4,22 @@ import ParleyCore
 /// The send queue's items, in the order they were queued.
 extension ClientStore {
     /// Queues a message to send; it is shown at once as `sending`. `awaitsDependency` marks
-    /// one that must not be sent before other work finished (``markDependencyDone(_:)``).
+    /// one that must not be sent before other work finished (``markDependencyDone(_:)``);
+    /// `files` are local files to upload first (``markUploaded(_:file:as:)``).
     package func enqueue(
         clientMsgId: String, conversationId: ConversationID?, toUserId: UserID?, kind: MessageKind, content: JSONValue,
-        awaitsDependency: Bool = false, at now: Int64
+        awaitsDependency: Bool = false, files: [OutgoingFile] = [], at now: Int64
     ) throws -> OutboxItem {
         try writer.write { db in
             try db.execute(
                 sql: """
                     INSERT INTO outbox (client_msg_id, conversation_id, to_user_id, kind, content, created_at, state,
-                        awaits_dependency)
-                    VALUES (?, ?, ?, ?, ?, ?, 'sending', ?)
+                        awaits_dependency, files)
+                    VALUES (?, ?, ?, ?, ?, ?, 'sending', ?, ?)
                     """,
                 arguments: [
                     clientMsgId, conversationId?.rawValue, toUserId?.rawValue, kind.rawValue,
-                    try JSONText.encode(content), now, awaitsDependency,
+                    try JSONText.encode(content), now, awaitsDependency, try JSONText.encode(files),
                 ])
             return try Self.fetchOutbox(db, "local_id = ?", [db.lastInsertedRowID]).first!
         }
@@ -97,6 +98,22 @@ extension ClientStore {
         }
     }
 
+    /// One of an item's local files is on the server as `fileId`: the id fills the file's
+    /// field of the content and the file leaves the item's list, in one write.
+    package func markUploaded(_ clientMsgId: String, file: OutgoingFile, as fileId: String) throws -> OutboxItem? {
+        try writer.write { db in
+            guard var item = try Self.fetchOutbox(db, "client_msg_id = ?", [clientMsgId]).first else { return nil }
+            var content = item.content.objectValue ?? [:]
+            content[file.field] = .string(fileId)
+            item.content = .object(content)
+            item.files.removeAll { $0 == file }
+            try db.execute(
+                sql: "UPDATE outbox SET content = ?, files = ? WHERE client_msg_id = ?",
+                arguments: [try JSONText.encode(item.content), try JSONText.encode(item.files), clientMsgId])
+            return item
+        }
+    }
+
     /// The work an item waited for has finished: it may be sent.
     package func markDependencyDone(_ clientMsgId: String) throws {
         try writer.write { db in
@@ -140,7 +157,8 @@ extension ClientStore {
                 conversationId: (row["conversation_id"] as Int64?).map { ConversationID($0) },
                 toUserId: (row["to_user_id"] as Int64?).map { UserID($0) }, kind: MessageKind(rawValue: row["kind"]),
                 content: try JSONText.decode(JSONValue.self, from: row["content"]), createdAt: row["created_at"],
-                state: state, awaitsDependency: row["awaits_dependency"])
+                state: state, awaitsDependency: row["awaits_dependency"],
+                files: try JSONText.decode([OutgoingFile].self, from: row["files"]))
         }
     }
 }

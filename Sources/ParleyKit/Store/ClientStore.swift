@@ -192,6 +192,10 @@ public final class ClientStore: Sendable {
                     END;
                     """)
         }
+        // The local files a queued media message still has to upload (``OutgoingFile``, JSON).
+        migrator.registerMigration("v13 outbox files") { db in
+            try db.execute(sql: "ALTER TABLE outbox ADD COLUMN files TEXT NOT NULL DEFAULT '[]'")
+        }
         return migrator
     }
 }

@@ -25,12 +25,16 @@ public struct OutboxItem: Sendable, Hashable, Identifiable {
     public var state: OutboxState
     /// Queued after other work (an upload) that has not finished yet: not to be sent before.
     public var awaitsDependency: Bool
+    /// Local files still to upload before it is sent (a media message); each uploaded one
+    /// leaves this list and its id enters `content`.
+    public var files: [OutgoingFile]
 
     public var id: String { clientMsgId }
 
     public init(
         localId: Int64, clientMsgId: String, conversationId: ConversationID?, toUserId: UserID?, kind: MessageKind,
-        content: JSONValue, createdAt: Int64, state: OutboxState, awaitsDependency: Bool = false
+        content: JSONValue, createdAt: Int64, state: OutboxState, awaitsDependency: Bool = false,
+        files: [OutgoingFile] = []
     ) {
         self.localId = localId
         self.clientMsgId = clientMsgId
@@ -41,6 +45,7 @@ public struct OutboxItem: Sendable, Hashable, Identifiable {
         self.createdAt = createdAt
         self.state = state
         self.awaitsDependency = awaitsDependency
+        self.files = files
     }
 
     /// The request that sends it.
