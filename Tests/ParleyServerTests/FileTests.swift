@@ -407,7 +407,8 @@ import Testing
     }
 
     /// Uploads whose time ran out are thrown away with their chunks, and files nothing
-    /// references are collected after the grace period; a file a message shows is kept.
+    /// references are collected after the grace period; a file a message shows is kept;
+    /// what a stopped join left in the work directory goes too.
     @Test func expiredUploadsAndOrphanedFilesAreSwept() async throws {
         let clock = TestClock(1_800_000_000_000)
         let directory = makeTemporaryDirectory()
@@ -436,6 +437,12 @@ import Testing
             let pending = try #require(started.upload)
             #expect(try await putChunk(bytes, at: 0, of: pending.uploadId, as: owner, on: api).status == 200)
             #expect(Self.storedObjects(in: directory, under: "uploads").count == 1)
+            // A join a node was stopped in the middle of left its file behind.
+            let work = directory + "/uploads-work"
+            try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+            #expect(FileManager.default.createFile(atPath: work + "/abandoned", contents: Data(count: 10)))
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSinceNow: -25 * 3600)], ofItemAtPath: work + "/abandoned")
 
             clock.advance(24 * 3_600_000 + 1)
             let alice = try await api.logIn("alice")
@@ -446,6 +453,7 @@ import Testing
             #expect(try await api.raw(.get, "/v1/uploads/\(pending.uploadId)", token: alice.token).status == 404)
             #expect(try await api.bytes(.get, "/v1/files/\(kept.fileId)", token: alice.token).status == 200)
             #expect(Self.storedObjects(in: directory, under: "files").count == 1, "only the kept file's bytes")
+            try await Self.waitUntil { !FileManager.default.fileExists(atPath: work + "/abandoned") }
         }
     }
 

@@ -136,15 +136,15 @@ public actor ParleyClient {
     public func statusUpdates() async -> AsyncStream<ConnectionStatus> { await connection.statusUpdates() }
 
     /// What happens after every (re)connection, on demand: sync from the cursor and fill
-    /// holes, flush the send queue, then fetch the contact book if a snapshot sync left it
-    /// unknown, the notification preferences if it holds none, and the friends' presence (a
-    /// failure leaves those to the next catch-up).
+    /// holes, fetch the contact book if a snapshot sync left it unknown, the notification
+    /// preferences if it holds none, and the friends' presence (a failure leaves those to the
+    /// next catch-up), then flush the send queue (last: it may be uploading a large file).
     public func catchUp() async {
         await sync.resync()
-        await sendQueue.flush()
         try? await contacts.refreshIfUnknown()
         try? await notifications.fetchIfUnknown()
         _ = try? await presence.refresh()
+        await sendQueue.flush()
     }
 
     /// Once a second while online: retries queued sends (an ack lost in a stalled network

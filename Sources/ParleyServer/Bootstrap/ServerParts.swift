@@ -66,7 +66,8 @@ struct ServerParts {
             links: FileLinkSigner(store: store), workDirectory: storage.workDirectory)
         fileController = FileController(files: files, blobs: storage.blobs, accounts: accounts)
         fileSweeper = FileSweeper(
-            store: store, blobs: storage.blobs, clock: clock, configuration: configuration.files, logger: logger)
+            store: store, blobs: storage.blobs, clock: clock, configuration: configuration.files,
+            workDirectory: storage.workDirectory, logger: logger)
         let messages = MessageService(store: store, clock: clock, metrics: metrics, pushes: pushes, files: files)
         messageController = MessageController(messages: messages)
         messageActionController = MessageActionController(

@@ -220,23 +220,21 @@ struct FileService: Sendable {
     {
         try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
         let path = workDirectory + "/" + upload.id + "-" + FileRules.randomID()
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: path)
-        else { throw ParleyError(.internalError, "Cannot write the upload's file.") }
-        defer { try? handle.close() }
         var hasher = SHA256()
         var head: [UInt8] = []
         do {
-            for chunk in chunks {
-                for try await buffer in try await blobs.read(upload.chunkKey(at: chunk.start), range: nil) {
-                    buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
-                    if head.count < ContentSniffer.prefixLength {
-                        head +=
-                            buffer.getBytes(
-                                at: buffer.readerIndex,
-                                length: min(buffer.readableBytes, ContentSniffer.prefixLength - head.count)) ?? []
+            try await LocalFileWriter.write(to: path) { append in
+                for chunk in chunks {
+                    for try await buffer in try await blobs.read(upload.chunkKey(at: chunk.start), range: nil) {
+                        buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+                        if head.count < ContentSniffer.prefixLength {
+                            head +=
+                                buffer.getBytes(
+                                    at: buffer.readerIndex,
+                                    length: min(buffer.readableBytes, ContentSniffer.prefixLength - head.count)) ?? []
+                        }
+                        try await append(buffer)
                     }
-                    try handle.write(contentsOf: Data(buffer.readableBytesView))
                 }
             }
         } catch {

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import ParleyFiles
 import ParleyStore
@@ -13,6 +14,8 @@ struct FileSweeper: Service {
     let blobs: any BlobStore
     let clock: WallClock
     let configuration: FileConfiguration
+    /// Where completions join chunks; what a node stopped mid-join left there is removed.
+    let workDirectory: String
     let logger: Logger
 
     func run() async throws {
@@ -57,9 +60,25 @@ struct FileSweeper: Service {
             files += forgotten
             if orphans.count < Self.batch || forgotten == 0 { break }
         }
+        removeAbandonedWork()
         if uploads + files > 0 {
             logger.info("Swept files", metadata: ["uploads": "\(uploads)", "files": "\(files)"])
         }
         return (uploads, files)
+    }
+
+    /// Removes joined files older than an upload's lifetime from the work directory: no
+    /// completion takes that long, so they were left by a node that stopped mid-join. Their
+    /// age is the file system's, so it is measured by the system's clock.
+    private func removeAbandonedWork() {
+        let cutoff = Int64(Date().timeIntervalSince1970 * 1000) - configuration.uploadLifetime.milliseconds
+        let manager = FileManager.default
+        for name in (try? manager.contentsOfDirectory(atPath: workDirectory)) ?? [] {
+            let path = workDirectory + "/" + name
+            guard let modified = (try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                Int64(modified.timeIntervalSince1970 * 1000) < cutoff
+            else { continue }
+            try? manager.removeItem(atPath: path)
+        }
     }
 }
