@@ -100,12 +100,8 @@ public actor Session {
         _ endpoint: Endpoint, _ parameters: any CustomStringConvertible & Sendable..., headers: [String: String] = [:],
         body: Data? = nil
     ) async throws -> Data {
-        guard let token = await accessToken() else { throw ParleyError(.unauthenticated, "Not logged in.") }
-        do {
-            return try await api.transfer(endpoint, parameters, headers: headers, body: body, token: token)
-        } catch let error as ParleyError where error.code == .invalidToken {
-            let fresh = try await refresh()
-            return try await api.transfer(endpoint, parameters, headers: headers, body: body, token: fresh)
+        try await withToken { token in
+            try await api.transfer(endpoint, parameters, headers: headers, body: body, token: token)
         }
     }
 
@@ -114,12 +110,19 @@ public actor Session {
         _ endpoint: Endpoint, _ parameters: any CustomStringConvertible & Sendable..., query: [String: String] = [:],
         body: (some Encodable & Sendable)? = Optional<APIClient.Empty>.none, as type: Response.Type = Response.self
     ) async throws -> Response {
+        try await withToken { token in
+            try await api.call(endpoint, parameters, query: query, body: body, token: token)
+        }
+    }
+
+    /// Runs `call` with the access token; when the server rejects the token, once more with
+    /// a refreshed one.
+    private func withToken<Result>(_ call: (String) async throws -> Result) async throws -> Result {
         guard let token = await accessToken() else { throw ParleyError(.unauthenticated, "Not logged in.") }
         do {
-            return try await api.call(endpoint, parameters, query: query, body: body, token: token)
+            return try await call(token)
         } catch let error as ParleyError where error.code == .invalidToken {
-            let fresh = try await refresh()
-            return try await api.call(endpoint, parameters, query: query, body: body, token: fresh)
+            return try await call(try await refresh())
         }
     }
 }
