@@ -309,6 +309,12 @@ extension LiveServerSuites.FilesSDKTests {
         try Self.bytes(1000, seed: 3).write(to: URL(fileURLWithPath: folder + "/not-an-image.jpg"))
         try Self.bytes(1000, seed: 4).write(to: URL(fileURLWithPath: folder + "/gone.bin"))
 
+        // A path relative to the working directory is kept absolute: the queue may upload
+        // the file from another directory, in another process.
+        let cwdDepth = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).pathComponents.count - 1
+        let relative = String(repeating: "../", count: cwdDepth) + folder.dropFirst() + "/a.png"
+        #expect(try OutgoingFile(path: relative, kind: .image).path == folder + "/a.png")
+
         let chat = await alice.conversations.chat(direct)
         let image = try await chat.send(try .image(at: folder + "/a.png", thumbnail: folder + "/t.png"))
         let shown = try #require(await chat.items.last)

@@ -6,7 +6,8 @@ import ParleyCore
 /// content's `field`. It is stored with the message, so an upload the app was stopped in
 /// goes on from the server's chunks when the app starts again.
 public struct OutgoingFile: Sendable, Hashable, Codable {
-    /// Where the file is on this device; it must stay there until the message is sent.
+    /// Where the file is on this device (an absolute path); it must stay there until the
+    /// message is sent.
     public var path: String
     /// The content field the file's id fills: `fileId`, `thumbnailId` or `posterId`.
     public var field: String
@@ -20,6 +21,8 @@ public struct OutgoingFile: Sendable, Hashable, Codable {
 
     /// A file to upload for `field` of a message's content, checked for `kind`.
     public init(path: String, field: String = "fileId", kind: MessageKind) throws {
+        // Absolute: the queue may upload it from another working directory, in another process.
+        let path = URL(fileURLWithPath: path).standardizedFileURL.path
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
         }
