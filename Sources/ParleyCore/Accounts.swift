@@ -107,6 +107,13 @@ public struct RefreshRequest: Codable, Sendable, StrictDecodable {
     public init(refreshToken: String) { self.refreshToken = refreshToken }
 }
 
+/// The user's sessions, newest first (`GET /v1/sessions`).
+public struct SessionList: Codable, Hashable, Sendable {
+    public var sessions: [SessionInfo]
+
+    public init(sessions: [SessionInfo]) { self.sessions = sessions }
+}
+
 /// A device's session: when and from where it logged in, and whether it is still valid.
 public struct SessionInfo: Codable, Hashable, Sendable {
     public var id: SessionID

@@ -35,9 +35,11 @@ struct SendFile: AsyncParsableCommand {
             await watcher.value
             bar.finish()
             switch await handle.state {
-            case .sent(let seq): print("Sent \(media.kind.rawValue) to \(await title(summary, client: client)) (#\(seq)).")
+            case .sent(let seq):
+                print("Sent \(media.kind.rawValue) to \(await title(summary, client: client)) (#\(seq)).")
             case .failed(let reason, _): throw CLIError("Not sent: \(reason)")
-            default: print("Queued: the server is unreachable; it will be uploaded and sent the next time parley connects.")
+            default:
+                print("Queued: the server is unreachable; it will be uploaded and sent the next time parley connects.")
             }
         }
     }

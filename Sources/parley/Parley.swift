@@ -11,7 +11,7 @@ struct Parley: AsyncParsableCommand {
             Send.self, Pin.self, Unpin.self, MuteConversation.self, UnmuteConversation.self, Hide.self, Unhide.self,
             Recall.self, Clear.self, ProfileCommand.self, SearchUser.self, Privacy.self, Friends.self, Friend.self,
             Block.self, Unblock.self, Group.self, Chat.self, PresenceCommand.self, DoNotDisturb.self,
-            NotificationsCommand.self, SearchCommand.self, SendFile.self, Download.self,
+            NotificationsCommand.self, SearchCommand.self, SendFile.self, Download.self, SessionsCommand.self,
             Bench.self,
         ])
 }

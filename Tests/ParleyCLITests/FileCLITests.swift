@@ -51,7 +51,9 @@ extension CLITests {
         #expect(missing.status != 0 && missing.errors.contains("Cannot read"), "\(missing)")
         let noSize = try await alice.run(["send-file", "bob", report, "--kind", "image"])
         #expect(noSize.status != 0 && noSize.errors.contains("needs --width and --height"), "\(noSize)")
-        let badKind = try await alice.run(["send-file", "bob", report, "--kind", "image", "--width", "9", "--height", "9"])
+        let badKind = try await alice.run([
+            "send-file", "bob", report, "--kind", "image", "--width", "9", "--height", "9",
+        ])
         #expect(badKind.status != 0 && badKind.errors.contains("cannot be sent as an image"), "\(badKind)")
         let voice = try await alice.run(["send-file", "bob", report, "--kind", "voice", "--duration-ms", "1000"])
         #expect(voice.status != 0 && voice.errors.contains("cannot be sent as a voice"), "\(voice)")

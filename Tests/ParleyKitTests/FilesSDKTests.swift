@@ -214,7 +214,8 @@ extension LiveServerSuites.FilesSDKTests {
     static func png(width: UInt32, height: UInt32, count: Int, seed: UInt8) -> Data {
         func big(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
         let header: [UInt8] =
-            [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8) + big(width) + big(height)
+            [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8) + big(width)
+            + big(height)
         return Data(header) + bytes(count, seed: seed)
     }
 
@@ -304,7 +305,8 @@ extension LiveServerSuites.FilesSDKTests {
         let bob = try makeClient(server.url)
         try await signUp(bob, "bob")
         let direct = try await alice.conversations.openDirect(withUsername: "bob").id
-        try Self.png(width: 1200, height: 800, count: 300_000, seed: 1).write(to: URL(fileURLWithPath: folder + "/a.png"))
+        try Self.png(width: 1200, height: 800, count: 300_000, seed: 1).write(
+            to: URL(fileURLWithPath: folder + "/a.png"))
         try Self.png(width: 120, height: 80, count: 3_000, seed: 2).write(to: URL(fileURLWithPath: folder + "/t.png"))
         try Self.bytes(1000, seed: 3).write(to: URL(fileURLWithPath: folder + "/not-an-image.jpg"))
         try Self.bytes(1000, seed: 4).write(to: URL(fileURLWithPath: folder + "/gone.bin"))

@@ -52,3 +52,44 @@ extension LiveServerSuites.ProfileSDKTests {
         await server.stop()
     }
 }
+
+extension LiveServerSuites.ProfileSDKTests {
+    /// `client.sessions` lists the user's devices and signs one out: its socket is closed at
+    /// once (not at its next request) and its token no longer works; unknown and ended
+    /// sessions are `not_found`; "every other device" leaves this one signed in.
+    @Test func aDeviceSignedOutFromAnotherLosesItsSocketAtOnce() async throws {
+        let server = try await InProcessServer.start()
+        let laptop = try makeClient(server.url, device: "laptop")
+        try await signUp(laptop, "alice")
+        let phone = try makeClient(server.url, device: "phone")
+        try await phone.session.login("alice", password: "Passw0rd!")
+        let tablet = try makeClient(server.url, device: "tablet")
+        try await tablet.session.login("alice", password: "Passw0rd!")
+        await phone.connect()
+        try await eventually { await phone.connection.status == .connected }
+
+        let sessions = try await laptop.sessions.list()
+        #expect(sessions.map(\.device) == ["tablet", "phone", "laptop"], "newest first")
+        #expect(sessions.filter(\.current).map(\.device) == ["laptop"])
+        #expect(sessions.allSatisfy { $0.ip == "127.0.0.1" && $0.revokedAt == nil })
+
+        let phoneSession = try #require(sessions.first { $0.device == "phone" })
+        try await laptop.sessions.revoke(phoneSession.id)
+        try await eventually("the phone's socket closed") {
+            await phone.connection.status == .offline(reason: .sessionRevoked)
+        }
+        let refused = await #expect(throws: ParleyError.self) { try await phone.profile.me() }
+        #expect(refused?.code == .invalidToken || refused?.code == .unauthenticated)
+        let again = await #expect(throws: ParleyError.self) { try await laptop.sessions.revoke(phoneSession.id) }
+        #expect(again?.code == .notFound)
+        let unknown = await #expect(throws: ParleyError.self) { try await laptop.sessions.revoke(SessionID(999_999)) }
+        #expect(unknown?.code == .notFound)
+
+        #expect(try await laptop.sessions.revokeOthers() == 1, "the tablet; the phone had ended")
+        let after = try await laptop.sessions.list()
+        #expect(after.filter { $0.revokedAt == nil }.map(\.device) == ["laptop"])
+        #expect(try await laptop.profile.me().user.username == "alice", "this device is still signed in")
+        await phone.disconnect()
+        await server.stop()
+    }
+}

@@ -8,7 +8,7 @@ import ParleyCore
 /// - ``sync``: the ``SyncEngine``, which keeps the store up to date and handles pushes;
 /// - ``sendQueue``: the ``SendQueue`` (outbox), whose sends return handles;
 /// - feature facades: ``conversations``, ``groups``, ``messages``, ``settings``, ``profile``,
-///   ``contacts``, ``typing``, ``presence``, ``notifications``, ``search`` and ``files``.
+///   ``contacts``, ``typing``, ``presence``, ``notifications``, ``search``, ``files`` and ``sessions``.
 ///
 /// Views never get pushed into: a ``ChatContext`` follows the sync engine and the send
 /// queue. Only the engine's parts write the store.
@@ -44,6 +44,8 @@ public actor ParleyClient {
     public nonisolated let search: Search
     /// Uploads (found by hash, chunked, resumable), downloads and links.
     public nonisolated let files: Files
+    /// The user's sessions on every device: list and revoke.
+    public nonisolated let sessions: Sessions
     private let time: TimeSource
     private var maintenance: Task<Void, Never>?
 
@@ -67,6 +69,7 @@ public actor ParleyClient {
             // Weak: a client dropped without `disconnect()` must not keep a socket signed in.
             token: { [weak session] in await session?.accessToken() })
         let requests = ServerRequests(connection: connection, session: session, timeout: configuration.requestTimeout)
+        sessions = Sessions(session: session)
         let files = Files(store: store, session: session)
         self.files = files
         sendQueue = SendQueue(

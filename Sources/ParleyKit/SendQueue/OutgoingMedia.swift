@@ -18,16 +18,20 @@ public struct OutgoingMedia: Sendable, Hashable {
         let image = try OutgoingFile(path: path, kind: .image)
         let read = ImageDimensions(fileAt: path)
         guard let width = width ?? read?.width, let height = height ?? read?.height else {
-            throw ParleyError(.invalidField, "An image needs its width and height (read by themselves from PNG and GIF).")
+            throw ParleyError(
+                .invalidField, "An image needs its width and height (read by themselves from PNG and GIF).")
         }
-        let files = try [image] + (thumbnail.map { [try OutgoingFile(path: $0, field: "thumbnailId", kind: .image)] } ?? [])
-        return OutgoingMedia(kind: .image, content: ["width": .integer(width), "height": .integer(height)], files: files)
+        let files =
+            try [image] + (thumbnail.map { [try OutgoingFile(path: $0, field: "thumbnailId", kind: .image)] } ?? [])
+        return OutgoingMedia(
+            kind: .image, content: ["width": .integer(width), "height": .integer(height)], files: files)
     }
 
     /// A voice message lasting `durationMs`.
     public static func voice(at path: String, durationMs: Int) throws -> OutgoingMedia {
         OutgoingMedia(
-            kind: .voice, content: ["durationMs": .integer(durationMs)], files: [try OutgoingFile(path: path, kind: .voice)])
+            kind: .voice, content: ["durationMs": .integer(durationMs)],
+            files: [try OutgoingFile(path: path, kind: .voice)])
     }
 
     /// A video lasting `durationMs`, with its dimensions when known and a `poster` image

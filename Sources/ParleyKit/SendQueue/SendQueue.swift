@@ -44,7 +44,8 @@ public actor SendQueue {
     }
 
     /// Uploads a local file, or finds it on the server by hash (``Files/upload(fileAt:kind:mimeType:name:progress:)``).
-    typealias Uploader = @Sendable (OutgoingFile, @escaping @Sendable (TransferProgress) -> Void) async throws
+    typealias Uploader =
+        @Sendable (OutgoingFile, @escaping @Sendable (TransferProgress) -> Void) async throws
         -> FileInfo
 
     private enum DependencyOutcome {

@@ -7,10 +7,6 @@ struct AccountController {
     /// Told when a user changes who sees their presence.
     let presence: PresenceService
 
-    struct SessionList: Codable, Sendable {
-        var sessions: [SessionInfo]
-    }
-
     func addRoutes(to routes: RouteRegistry) {
         routes.on(.register) { request, context in
             let body = try await request.decodeJSON(RegisterRequest.self, context: context)
