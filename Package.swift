@@ -197,7 +197,7 @@ let package = Package(
         .testTarget(
             name: "ParleyKitTests",
             dependencies: [
-                "ParleyKit", "ParleyKitTransport", "ParleyTesting", "ParleyCore", "ParleyUI",
+                "ParleyKit", "ParleyKitTransport", "ParleyTesting", "ParleyCore", "ParleyUI", "ParleyServer",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
@@ -214,7 +214,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ParleyCLITests",
-            dependencies: ["parley", "ParleyTesting", "ParleyKit", "ParleyKitTransport"],
+            dependencies: ["parley", "ParleyTesting", "ParleyKit", "ParleyKitTransport", "ParleyServer"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

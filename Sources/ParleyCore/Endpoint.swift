@@ -2,7 +2,8 @@
 /// these), the OpenAPI document (which a test checks against them) and clients.
 public enum Endpoint: String, CaseIterable, Sendable {
     case health, ready, openAPI, metrics
-    case register, login, refresh, logout, listSessions, revokeSession
+    case register, login, refresh, logout, listSessions, revokeSession, secondFactor
+    case getTwoFactor, setUpTwoFactor, confirmTwoFactor, disableTwoFactor
     case getMe, updateMe, getUser, getUserByUsername, getPrivacy, updatePrivacy, lookupUser, searchUsers
     case listConversations, createGroup, openDirect, getConversation, updateGroup, addMembers
     case updateMember, removeMember, transferGroup, dissolveGroup
@@ -24,7 +25,8 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .register, .login, .refresh, .createGroup, .openDirect, .addMembers, .markRead, .sendMessage,
             .transferGroup, .dissolveGroup, .createInviteLink, .useInvite, .resolveJoinRequest, .forwardMessage,
             .recallMessage, .deleteMessages, .markDelivered, .sendFriendRequest, .answerFriendRequest,
-            .createFriendGroup, .startUpload, .completeUpload, .createFileLink:
+            .createFriendGroup, .startUpload, .completeUpload, .createFileLink, .secondFactor, .setUpTwoFactor,
+            .confirmTwoFactor, .disableTwoFactor:
             "POST"
         case .logout, .revokeSession, .removeMember, .revokeInviteLink, .removeContact, .unblockUser,
             .deleteFriendGroup, .removePushToken, .cancelUpload:
@@ -49,6 +51,10 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .refresh: "/v1/sessions/refresh"
         case .logout: "/v1/session"
         case .revokeSession: "/v1/sessions/{sessionId}"
+        case .secondFactor: "/v1/sessions/second-factor"
+        case .getTwoFactor, .setUpTwoFactor: "/v1/me/two-factor"
+        case .confirmTwoFactor: "/v1/me/two-factor/confirm"
+        case .disableTwoFactor: "/v1/me/two-factor/disable"
         case .getMe, .updateMe: "/v1/me"
         case .getUser: "/v1/users/{userId}"
         case .getUserByUsername: "/v1/users/by-username/{username}"
@@ -109,7 +115,8 @@ public enum Endpoint: String, CaseIterable, Sendable {
     public var requiresAuthentication: Bool {
         switch self {
         // A file is read with a token or with a signed link (checked by its handler).
-        case .health, .ready, .openAPI, .metrics, .register, .login, .refresh, .webSocket, .getFile: false
+        case .health, .ready, .openAPI, .metrics, .register, .login, .refresh, .secondFactor, .webSocket, .getFile:
+            false
         default: true
         }
     }

@@ -63,6 +63,14 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let unauthenticated = ErrorCode("unauthenticated", 401)
     public static let invalidToken = ErrorCode("invalid_token", 401)
     public static let alreadyAuthenticated = ErrorCode("already_authenticated", 409)
+    // Two-factor login.
+    /// A code from the authenticator app (or a recovery code) that is wrong, expired or used.
+    public static let codeInvalid = ErrorCode("code_invalid", 400)
+    /// A second-factor challenge that is unknown, forged or expired: log in again.
+    public static let challengeInvalid = ErrorCode("challenge_invalid", 401)
+    public static let twoFactorEnabled = ErrorCode("two_factor_enabled", 409)
+    public static let twoFactorNotEnabled = ErrorCode("two_factor_not_enabled", 409)
+    public static let twoFactorNotPending = ErrorCode("two_factor_not_pending", 409)
     // Conversations and messages.
     public static let notAMember = ErrorCode("not_a_member", 403)
     public static let forbidden = ErrorCode("forbidden", 403)
@@ -141,7 +149,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
             .friendRequestClosed, .contactNotFound, .tooManyFriends, .tooManyPendingRequests, .tooManyBlocks,
             .remarkInvalid, .friendGroupNotFound, .friendGroupExists, .tooManyFriendGroups, .fileNotFound,
             .uploadNotFound, .fileTooLarge, .fileTypeNotAllowed, .quotaExceeded, .tooManyUploads, .chunkInvalid,
-            .uploadIncomplete, .fileMismatch, .rangeNotSatisfiable, .linkInvalid,
+            .uploadIncomplete, .fileMismatch, .rangeNotSatisfiable, .linkInvalid, .codeInvalid, .challengeInvalid,
+            .twoFactorEnabled, .twoFactorNotEnabled, .twoFactorNotPending,
         ]
         return Dictionary(uniqueKeysWithValues: all.map { ($0.rawValue, $0.httpStatus) })
     }()

@@ -332,6 +332,22 @@ enum PostgresSchema {
                 "CREATE INDEX conversations_by_avatar ON conversations (avatar) WHERE avatar IS NOT NULL",
             ]
         ),
+        (
+            version: 14,
+            sql: [
+                // Two-factor login: the TOTP secret, the last step used and the wrong codes
+                // counted, and one-time recovery codes kept as hashes.
+                """
+                CREATE TABLE two_factor (
+                    user_id BIGINT PRIMARY KEY, secret TEXT NOT NULL, enabled_at BIGINT,
+                    last_step BIGINT NOT NULL DEFAULT -1, failures INT NOT NULL DEFAULT 0, locked_until BIGINT)
+                """,
+                """
+                CREATE TABLE recovery_codes (
+                    user_id BIGINT NOT NULL, hash TEXT NOT NULL, used_at BIGINT, PRIMARY KEY (user_id, hash))
+                """,
+            ]
+        ),
     ]
 
     /// Steps a migration needs that SQL cannot do, run after its statements in the same

@@ -369,6 +369,27 @@ enum SQLiteSchema {
                     CREATE INDEX conversations_by_avatar ON conversations (avatar) WHERE avatar IS NOT NULL;
                     """)
         }
+        migrator.registerMigration("v13") { db in
+            // Two-factor login: the TOTP secret, the last step used and the wrong codes
+            // counted, and one-time recovery codes kept as hashes.
+            try db.execute(
+                sql: """
+                    CREATE TABLE two_factor (
+                        user_id INTEGER PRIMARY KEY,
+                        secret TEXT NOT NULL,
+                        enabled_at INTEGER,
+                        last_step INTEGER NOT NULL DEFAULT -1,
+                        failures INTEGER NOT NULL DEFAULT 0,
+                        locked_until INTEGER
+                    );
+                    CREATE TABLE recovery_codes (
+                        user_id INTEGER NOT NULL,
+                        hash TEXT NOT NULL,
+                        used_at INTEGER,
+                        PRIMARY KEY (user_id, hash)
+                    );
+                    """)
+        }
         return migrator
     }
 

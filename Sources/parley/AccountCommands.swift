@@ -29,12 +29,19 @@ struct Login: AsyncParsableCommand {
     @OptionGroup var options: ClientOptions
     @Argument(help: "Username, email or phone.") var login: String
     @Option(help: "Password (else PARLEY_PASSWORD, else asked).") var password: String?
+    @Option(help: "With two-factor login: the app's code or a recovery code (else asked).") var code: String?
 
     func run() async throws {
         try await userFacing(options) {
             // The user's store is chosen by username, known only once the login answered.
             let client = try options.client(store: ClientStore(path: nil))
-            let account = try await client.session.login(login, password: readPassword(password))
+            let account: Account
+            do {
+                account = try await client.session.login(login, password: readPassword(password))
+            } catch let required as SecondFactorRequired {
+                let given = code ?? readSecret(prompt: "Code from your authenticator app (or a recovery code): ")
+                account = try await client.session.completeLogin(required.challenge, code: given)
+            }
             try await client.session.copy(to: options.store(for: account.user.username))
             try options.setCurrentUser(account.user.username)
             print("Logged in as \(account.user.username) on \(options.serverURL).")

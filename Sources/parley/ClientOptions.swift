@@ -101,6 +101,11 @@ func userFacing<T>(_ options: ClientOptions, _ body: () async throws -> T) async
 func readPassword(_ given: String?, prompt: String = "Password: ") -> String {
     if let given { return given }
     if let fromEnvironment = ProcessInfo.processInfo.environment["PARLEY_PASSWORD"] { return fromEnvironment }
+    return readSecret(prompt: prompt)
+}
+
+/// Reads a line from the terminal without echo (a password, a code).
+func readSecret(prompt: String) -> String {
     guard let raw = getpass(prompt) else { return "" }
     return String(cString: raw)
 }

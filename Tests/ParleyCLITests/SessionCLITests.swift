@@ -1,4 +1,5 @@
 import Foundation
+import ParleyServer
 import ParleyTesting
 import Testing
 
@@ -35,4 +36,37 @@ extension CLITests {
         #expect(try await laptop.succeed(["sessions", "revoke", "--others"]).contains("Signed out 0 other devices."))
         await server.stop()
     }
+}
+
+/// `parley two-factor` and a login with `--code`.
+extension CLITests {
+    @Test func twoFactorIsTurnedOnThenALoginAsksForACode() async throws {
+        let server = try await InProcessServer.start()
+        let laptop = CLIUser(server: server.url)
+        try await laptop.succeed(["register", "alice", "--password", Self.password])
+        #expect(try await laptop.succeed(["two-factor"]).contains("Two-factor login is off."))
+        let enabled = try await laptop.succeed(["two-factor", "enable"])
+        let secret = try #require(
+            enabled.split(whereSeparator: \.isWhitespace).map(String.init).first { word in
+                word.count == 32 && word.allSatisfy { $0.isUppercase || $0.isNumber }
+            })
+        #expect(enabled.contains("otpauth://totp/Parley:alice?secret=\(secret)"), "\(enabled)")
+        let totp = TOTP(secret: try #require(Base32.decode(secret)))
+        let wrong = try await laptop.run(["two-factor", "confirm", "000000"])
+        #expect(wrong.status != 0 || totp.code(at: Self.nowMilliseconds) == "000000", "\(wrong)")
+        let confirmed = try await laptop.succeed(["two-factor", "confirm", totp.code(at: Self.nowMilliseconds)])
+        let recovery = confirmed.split(separator: "\n").dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(recovery.count == 10, "\(confirmed)")
+        #expect(try await laptop.succeed(["two-factor", "status"]).contains("10 recovery codes left"))
+
+        let phone = CLIUser(server: server.url)
+        let refused = try await phone.run(["login", "alice", "--password", Self.password, "--code", "abcde-fghij"])
+        #expect(refused.status != 0 && refused.errors.contains("not one of yours"), "\(refused)")
+        let loggedIn = try await phone.succeed(["login", "alice", "--password", Self.password, "--code", recovery[0]])
+        #expect(loggedIn.contains("Logged in as alice"))
+        #expect(try await phone.succeed(["two-factor", "disable", recovery[1]]).contains("Two-factor login is off."))
+        await server.stop()
+    }
+
+    static var nowMilliseconds: Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 }

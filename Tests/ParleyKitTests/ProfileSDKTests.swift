@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import ParleyKit
+import ParleyServer
 import ParleyTesting
 import Testing
 
@@ -90,6 +91,41 @@ extension LiveServerSuites.ProfileSDKTests {
         #expect(after.filter { $0.revokedAt == nil }.map(\.device) == ["laptop"])
         #expect(try await laptop.profile.me().user.username == "alice", "this device is still signed in")
         await phone.disconnect()
+        await server.stop()
+    }
+}
+
+extension LiveServerSuites.ProfileSDKTests {
+    /// `client.twoFactor` turns two-factor login on with the app's first code; a new device's
+    /// login then throws ``SecondFactorRequired`` and completes with a recovery code; a wrong
+    /// code is refused by name.
+    @Test func twoFactorLoginTakesASecondStepOnANewDevice() async throws {
+        let server = try await InProcessServer.start()
+        let laptop = try makeClient(server.url, device: "laptop")
+        try await signUp(laptop, "alice")
+        #expect(try await !laptop.twoFactor.status().enabled)
+        let setup = try await laptop.twoFactor.setUp()
+        let totp = TOTP(secret: try #require(Base32.decode(setup.secret)))
+        let recovery = try await laptop.twoFactor.confirm(
+            code: totp.code(at: Int64(Date().timeIntervalSince1970 * 1000))
+        ).recoveryCodes
+        #expect(try await laptop.twoFactor.status() == TwoFactorStatus(enabled: true, recoveryCodesLeft: 10))
+
+        let phone = try makeClient(server.url, device: "phone")
+        let required = await #expect(throws: SecondFactorRequired.self) {
+            try await phone.session.login("alice", password: "Passw0rd!")
+        }
+        let challenge = try #require(required?.challenge)
+        #expect(await phone.session.currentUser == nil, "not signed in after the first step")
+        let wrong = await #expect(throws: ParleyError.self) {
+            try await phone.session.completeLogin(challenge, code: "not-a-code")
+        }
+        #expect(wrong?.code == .codeInvalid)
+        let account = try await phone.session.completeLogin(challenge, code: recovery[0])
+        #expect(account.user.username == "alice")
+        #expect(try await phone.sessions.list().first { $0.current }?.device == "phone")
+        try await phone.twoFactor.disable(code: recovery[1])
+        #expect(try await !laptop.twoFactor.status().enabled)
         await server.stop()
     }
 }

@@ -8,7 +8,8 @@ import ParleyCore
 /// - ``sync``: the ``SyncEngine``, which keeps the store up to date and handles pushes;
 /// - ``sendQueue``: the ``SendQueue`` (outbox), whose sends return handles;
 /// - feature facades: ``conversations``, ``groups``, ``messages``, ``settings``, ``profile``,
-///   ``contacts``, ``typing``, ``presence``, ``notifications``, ``search``, ``files`` and ``sessions``.
+///   ``contacts``, ``typing``, ``presence``, ``notifications``, ``search``, ``files``, ``sessions`` and
+///   ``twoFactor``.
 ///
 /// Views never get pushed into: a ``ChatContext`` follows the sync engine and the send
 /// queue. Only the engine's parts write the store.
@@ -46,6 +47,8 @@ public actor ParleyClient {
     public nonisolated let files: Files
     /// The user's sessions on every device: list and revoke.
     public nonisolated let sessions: Sessions
+    /// Two-factor login: status, turning it on with a first code, turning it off.
+    public nonisolated let twoFactor: TwoFactor
     private let time: TimeSource
     private var maintenance: Task<Void, Never>?
 
@@ -70,6 +73,7 @@ public actor ParleyClient {
             token: { [weak session] in await session?.accessToken() })
         let requests = ServerRequests(connection: connection, session: session, timeout: configuration.requestTimeout)
         sessions = Sessions(session: session)
+        twoFactor = TwoFactor(session: session)
         let files = Files(store: store, session: session)
         self.files = files
         sendQueue = SendQueue(

@@ -36,14 +36,25 @@ public actor Session {
         try await api.call(.register, body: request)
     }
 
-    /// Signs in and keeps the session in the store.
+    /// Signs in and keeps the session in the store. For an account with two-factor login it
+    /// throws ``SecondFactorRequired``: ask for a code, then ``completeLogin(_:code:)``.
     @discardableResult
     public func login(_ login: String, password: String) async throws -> Account {
-        let tokens: TokenResponse = try await api.call(
+        let outcome: LoginOutcome = try await api.call(
             .login, body: LoginRequest(login: login, password: password, device: deviceName))
-        try keep(tokens)
-        try store.saveUser(tokens.account.user)
-        return tokens.account
+        switch outcome {
+        case .signedIn(let tokens): return try signIn(tokens)
+        case .secondFactorRequired(let challenge): throw SecondFactorRequired(challenge: challenge)
+        }
+    }
+
+    /// The second step of a two-factor login: the challenge the first step threw, with a code
+    /// from the authenticator app or a recovery code.
+    @discardableResult
+    public func completeLogin(_ challenge: SecondFactorChallenge, code: String) async throws -> Account {
+        let tokens: TokenResponse = try await api.call(
+            .secondFactor, body: SecondFactorRequest(challenge: challenge.challenge, code: code))
+        return try signIn(tokens)
     }
 
     /// Writes this session into another store, which then opens signed in.
@@ -60,6 +71,12 @@ public actor Session {
         }
         stored = nil
         try? store.setValue(nil, for: Self.storeKey)
+    }
+
+    private func signIn(_ tokens: TokenResponse) throws -> Account {
+        try keep(tokens)
+        try store.saveUser(tokens.account.user)
+        return tokens.account
     }
 
     private func keep(_ tokens: TokenResponse) throws {

@@ -14,7 +14,32 @@ struct AccountController {
         }
         routes.on(.login) { request, context in
             let body = try await request.decodeJSON(LoginRequest.self, context: context)
-            return JSONResponse(try await accounts.login(body, ip: context.remoteIP), status: .created)
+            return switch try await accounts.login(body, ip: context.remoteIP) {
+            case .session(let tokens): try JSONResponse(tokens, status: .created).response(from: request, context: context)
+            case .secondFactor(let challenge):
+                try JSONResponse(challenge, status: .accepted).response(from: request, context: context)
+            }
+        }
+        routes.on(.secondFactor) { request, context in
+            let body = try await request.decodeJSON(SecondFactorRequest.self, context: context)
+            return JSONResponse(try await accounts.completeLogin(body, ip: context.remoteIP), status: .created)
+        }
+        routes.authenticated(.getTwoFactor) { _, _, identity in
+            JSONResponse(try await accounts.twoFactor.status(of: identity.userId))
+        }
+        routes.authenticated(.setUpTwoFactor) { _, _, identity in
+            let account = try await accounts.account(of: identity)
+            return JSONResponse(
+                try await accounts.twoFactor.setUp(for: identity.userId, username: account.user.username))
+        }
+        routes.authenticated(.confirmTwoFactor) { request, context, identity in
+            let body = try await request.decodeJSON(TwoFactorCodeRequest.self, context: context)
+            return JSONResponse(try await accounts.twoFactor.confirm(body.code, for: identity.userId))
+        }
+        routes.authenticated(.disableTwoFactor) { request, context, identity in
+            let body = try await request.decodeJSON(TwoFactorCodeRequest.self, context: context)
+            try await accounts.twoFactor.disable(body.code, for: identity.userId)
+            return Response(status: .noContent)
         }
         routes.on(.refresh) { request, context in
             let body = try await request.decodeJSON(RefreshRequest.self, context: context)

@@ -11,6 +11,7 @@ public struct AccountService: Sendable {
     /// The sensitive-word filter usernames, nicknames and signatures must pass.
     let words: WordFilter
     let throttle: LoginThrottle
+    let twoFactor: TwoFactorService
     /// Verified against when a login names no user, so that unknown and known logins take equally long.
     private let decoyHash: String
 
@@ -23,6 +24,13 @@ public struct AccountService: Sendable {
             maxFailures: configuration.maxFailedLogins, maxFailuresPerIP: configuration.maxFailedLoginsPerIP,
             lockoutMilliseconds: configuration.loginLockout.milliseconds)
         self.decoyHash = Bcrypt.hash("decoy-password", cost: configuration.bcryptCost)
+        twoFactor = TwoFactorService(store: store, clock: clock, configuration: configuration)
+    }
+
+    /// What a password login answers: a session, or a second step for two-factor login.
+    enum LoginAnswer {
+        case session(TokenResponse)
+        case secondFactor(SecondFactorChallenge)
     }
 
     func register(_ request: RegisterRequest) async throws -> Account {
@@ -41,8 +49,10 @@ public struct AccountService: Sendable {
         return user.account
     }
 
-    /// Checks a password login, counting failures per account and per IP (``LoginThrottle``).
-    func login(_ request: LoginRequest, ip: String) async throws -> TokenResponse {
+    /// Checks a password login, counting failures per account and per IP (``LoginThrottle``);
+    /// an account with two-factor login gets a challenge for the second step instead of a
+    /// session.
+    func login(_ request: LoginRequest, ip: String) async throws -> LoginAnswer {
         guard (1...AccountRules.emailMaxLength).contains(TextRules.length(request.login)),
             !TextRules.containsControlCharacter(request.login)
         else {
@@ -68,6 +78,23 @@ public struct AccountService: Sendable {
         guard let user, valid else {
             throw ParleyError(.invalidCredentials, "The login or password is wrong.")
         }
+        if try await twoFactor.isEnabled(for: user.id) {
+            return .secondFactor(try await twoFactor.challenge(for: user.id, device: device))
+        }
+        return .session(try await openSession(for: user, device: device, ip: ip))
+    }
+
+    /// The second step of a two-factor login: the challenge and a code open the session.
+    func completeLogin(_ request: SecondFactorRequest, ip: String) async throws -> TokenResponse {
+        let (userId, device) = try await twoFactor.redeem(request)
+        guard let user = try await store.user(id: userId) else {
+            throw ParleyError(.challengeInvalid, "This account no longer exists.")
+        }
+        return try await openSession(for: user, device: device, ip: ip)
+    }
+
+    private func openSession(for user: UserRecord, device: String, ip: String) async throws -> TokenResponse {
+        let now = clock.now()
         let (tokens, access, refresh) = makeTokens(now: now)
         let session = try await store.createSession(
             NewSession(userId: user.id, device: device, ip: ip, tokens: tokens, createdAt: now))

@@ -7,10 +7,7 @@ enum SessionToken {
     static func make(prefix: String) -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        let encoded = Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-        return prefix + encoded
+        return prefix + Data(bytes).base64URLEncoded
     }
 
     static func hash(_ token: String) -> String {

@@ -1,0 +1,47 @@
+import ParleyCore
+import ParleyStore
+import ParleyTesting
+import Testing
+
+/// The two-factor part of the storage contract: an enrolment is confirmed once, a step and a
+/// recovery code are used once, and wrong codes lock after the limit.
+extension StoreContractTests {
+    @Test(arguments: StoreBackend.available)
+    func twoFactorCodesWorkOnceAndWrongOnesLock(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = try await makeUsers(store, "alice")[0]
+        #expect(try await store.twoFactor(of: alice) == nil)
+        #expect(try await store.beginTwoFactor(alice, secret: "AAAA", at: Self.now))
+        #expect(try await store.beginTwoFactor(alice, secret: "BBBB", at: Self.now), "starting again replaces it")
+        #expect(try await !store.disableTwoFactor(alice), "not on yet")
+        #expect(try await store.twoFactor(of: alice)?.secret == "BBBB")
+
+        #expect(try await store.enableTwoFactor(alice, step: 100, recoveryCodeHashes: ["r1", "r2"], at: Self.now))
+        #expect(try await !store.enableTwoFactor(alice, step: 101, recoveryCodeHashes: [], at: Self.now), "once")
+        #expect(try await !store.beginTwoFactor(alice, secret: "CCCC", at: Self.now), "on: no new secret")
+        let on = try #require(try await store.twoFactor(of: alice))
+        #expect(on.secret == "BBBB" && on.enabledAt == Self.now && on.lastStep == 100 && on.recoveryCodesLeft == 2)
+
+        #expect(try await !store.useTwoFactorStep(alice, step: 100), "the confirming code was used")
+        #expect(try await store.useTwoFactorStep(alice, step: 102))
+        #expect(try await !store.useTwoFactorStep(alice, step: 101), "an earlier step is spent too")
+        #expect(try await store.useRecoveryCode(alice, hash: "r1", at: Self.now))
+        #expect(try await !store.useRecoveryCode(alice, hash: "r1", at: Self.now), "once")
+        #expect(try await !store.useRecoveryCode(alice, hash: "nope", at: Self.now))
+        #expect(try await store.twoFactor(of: alice)?.recoveryCodesLeft == 1)
+
+        #expect(try await store.noteTwoFactorFailure(alice, limit: 3, lockedUntil: Self.now + 9) == nil)
+        #expect(try await store.noteTwoFactorFailure(alice, limit: 3, lockedUntil: Self.now + 9) == nil)
+        #expect(try await store.twoFactor(of: alice)?.failures == 2)
+        #expect(try await store.noteTwoFactorFailure(alice, limit: 3, lockedUntil: Self.now + 9) == Self.now + 9)
+        let locked = try #require(try await store.twoFactor(of: alice))
+        #expect(locked.lockedUntil == Self.now + 9 && locked.failures == 0)
+        _ = try await store.noteTwoFactorFailure(alice, limit: 3, lockedUntil: Self.now + 9)
+        #expect(try await store.useTwoFactorStep(alice, step: 103))
+        #expect(try await store.twoFactor(of: alice)?.failures == 0, "a right code clears the count")
+
+        #expect(try await store.disableTwoFactor(alice))
+        #expect(try await store.twoFactor(of: alice) == nil)
+        #expect(try await !store.useRecoveryCode(alice, hash: "r2", at: Self.now), "its codes went with it")
+    }
+}
