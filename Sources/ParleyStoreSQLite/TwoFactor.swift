@@ -53,7 +53,8 @@ extension SQLiteStore {
     public func disableTwoFactor(_ userId: UserID) async throws -> Bool {
         try await pool.write { db in
             try db.execute(
-                sql: "DELETE FROM two_factor WHERE user_id = ? AND enabled_at IS NOT NULL", arguments: [userId.rawValue])
+                sql: "DELETE FROM two_factor WHERE user_id = ? AND enabled_at IS NOT NULL", arguments: [userId.rawValue]
+            )
             guard db.changesCount == 1 else { return false }
             try db.execute(sql: "DELETE FROM recovery_codes WHERE user_id = ?", arguments: [userId.rawValue])
             return true

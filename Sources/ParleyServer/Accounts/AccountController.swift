@@ -15,7 +15,8 @@ struct AccountController {
         routes.on(.login) { request, context in
             let body = try await request.decodeJSON(LoginRequest.self, context: context)
             return switch try await accounts.login(body, ip: context.remoteIP) {
-            case .session(let tokens): try JSONResponse(tokens, status: .created).response(from: request, context: context)
+            case .session(let tokens):
+                try JSONResponse(tokens, status: .created).response(from: request, context: context)
             case .secondFactor(let challenge):
                 try JSONResponse(challenge, status: .accepted).response(from: request, context: context)
             }

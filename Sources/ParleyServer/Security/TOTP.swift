@@ -4,7 +4,11 @@ import Foundation
 /// Time-based one-time passwords (RFC 6238): an HOTP (RFC 4226) of the number of periods
 /// since 1970, as authenticator apps make them.
 public struct TOTP: Sendable {
-    public enum Algorithm: String, Sendable { case sha1 = "SHA1", sha256 = "SHA256", sha512 = "SHA512" }
+    public enum Algorithm: String, Sendable {
+        case sha1 = "SHA1"
+        case sha256 = "SHA256"
+        case sha512 = "SHA512"
+    }
 
     public let secret: [UInt8]
     public var digits: Int
