@@ -110,6 +110,16 @@ import Testing
             let several = try await api.bytes(
                 .get, "/v1/files/\(file.fileId)", headers: [.range: "bytes=0-1,5-6"], token: alice.token)
             #expect(several.status == 200 && several.body.readableBytes == bytes.count, "several ranges: the whole")
+            // A malformed header, or another unit, is ignored (RFC 9110 §14.2): the whole file.
+            for malformed in ["bytes=abc", "bytes=9-2", "bytes=", "bytes=-", "items=0-9", "bytes=1-2-3", "0-9"] {
+                let ignored = try await api.bytes(
+                    .get, "/v1/files/\(file.fileId)", headers: [.range: malformed], token: alice.token)
+                #expect(ignored.status == 200 && ignored.body.readableBytes == bytes.count, "\(malformed)")
+                #expect(ignored.headers[.contentRange] == nil, "\(malformed)")
+            }
+            let emptySuffix = try await api.bytes(
+                .get, "/v1/files/\(file.fileId)", headers: [.range: "bytes=-0"], token: alice.token)
+            #expect(emptySuffix.status == 416, "the last 0 bytes: nothing to give")
             let cached = try await api.bytes(
                 .get, "/v1/files/\(file.fileId)", headers: [.ifNoneMatch: "\"\(file.sha256)\""], token: alice.token)
             #expect(cached.status == 304 && cached.body.readableBytes == 0)
