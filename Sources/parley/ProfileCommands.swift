@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ParleyCore
 import ParleyKit
 
@@ -49,7 +50,8 @@ struct ProfileCommand: AsyncParsableCommand {
         @Option(help: "female, male or other.") var gender: String?
         @Option(help: "YYYY-MM-DD.") var birthday: String?
         @Option(help: "An ISO 3166 code: a country (CN) or a country and a subdivision (CN-GD).") var region: String?
-        @Option(help: "The file id of an uploaded image.") var avatar: String?
+        @Option(help: "An image file to upload (or found by hash), or the id of an image already uploaded.")
+        var avatar: String?
 
         var update: ProfileUpdate {
             ProfileUpdate(
@@ -67,6 +69,13 @@ struct ProfileCommand: AsyncParsableCommand {
         func run() async throws {
             try await userFacing(options) {
                 let client = try await options.signedInClient()
+                var update = update
+                if let avatar, !avatar.isEmpty, FileManager.default.isReadableFile(atPath: avatar) {
+                    let image = try OutgoingFile(path: avatar, kind: .image)
+                    update.avatar = try await client.files.upload(
+                        fileAt: image.path, kind: .image, mimeType: image.mimeType
+                    ).fileId
+                }
                 let account = try await client.profile.update(update)
                 print((["Profile saved:"] + Show.lines(account.user)).joined(separator: "\n"))
             }

@@ -63,6 +63,19 @@ extension CLITests {
         #expect(refused.errors.contains("Birthday must be a date written YYYY-MM-DD"), "\(refused.errors)")
         let nothing = try await alice.run(["profile", "set"])
         #expect(nothing.status != 0)
+
+        // An avatar from a file: uploaded (or found by hash), then shown by its id.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-avatar-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<2000).map { UInt8($0 % 251) }
+        try Data(png).write(to: URL(fileURLWithPath: folder + "/me.png"))
+        let withAvatar = try await alice.succeed(["profile", "set", "--avatar", folder + "/me.png"])
+        let avatarId = try #require(
+            withAvatar.split(separator: "\n").first { $0.hasPrefix("avatar:") }?.split(separator: " ").last)
+        #expect(avatarId.count == 24, "\(withAvatar)")
+        try Data("not an image".utf8).write(to: URL(fileURLWithPath: folder + "/notes.txt"))
+        let notImage = try await alice.run(["profile", "set", "--avatar", folder + "/notes.txt"])
+        #expect(notImage.status != 0 && notImage.errors.contains("image"), "\(notImage)")
         await server.stop()
     }
 }
