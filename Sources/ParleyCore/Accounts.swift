@@ -96,6 +96,21 @@ public struct LoginRequest: Codable, Sendable, StrictDecodable {
     }
 }
 
+/// `POST /v1/me/password`: the current password and the new one.
+public struct ChangePasswordRequest: Codable, Sendable, StrictDecodable {
+    public var currentPassword: String
+    public var newPassword: String
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case currentPassword, newPassword
+    }
+
+    public init(currentPassword: String, newPassword: String) {
+        self.currentPassword = currentPassword
+        self.newPassword = newPassword
+    }
+}
+
 /// `POST /v1/sessions/refresh`.
 public struct RefreshRequest: Codable, Sendable, StrictDecodable {
     public var refreshToken: String

@@ -3,7 +3,7 @@
 public enum Endpoint: String, CaseIterable, Sendable {
     case health, ready, openAPI, metrics
     case register, login, refresh, logout, listSessions, revokeSession, secondFactor
-    case getTwoFactor, setUpTwoFactor, confirmTwoFactor, disableTwoFactor
+    case getTwoFactor, setUpTwoFactor, confirmTwoFactor, disableTwoFactor, changePassword
     case getMe, updateMe, getUser, getUserByUsername, getPrivacy, updatePrivacy, lookupUser, searchUsers
     case listConversations, createGroup, openDirect, getConversation, updateGroup, addMembers
     case updateMember, removeMember, transferGroup, dissolveGroup
@@ -26,7 +26,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
             .transferGroup, .dissolveGroup, .createInviteLink, .useInvite, .resolveJoinRequest, .forwardMessage,
             .recallMessage, .deleteMessages, .markDelivered, .sendFriendRequest, .answerFriendRequest,
             .createFriendGroup, .startUpload, .completeUpload, .createFileLink, .secondFactor, .setUpTwoFactor,
-            .confirmTwoFactor, .disableTwoFactor:
+            .confirmTwoFactor, .disableTwoFactor, .changePassword:
             "POST"
         case .logout, .revokeSession, .removeMember, .revokeInviteLink, .removeContact, .unblockUser,
             .deleteFriendGroup, .removePushToken, .cancelUpload:
@@ -55,6 +55,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .getTwoFactor, .setUpTwoFactor: "/v1/me/two-factor"
         case .confirmTwoFactor: "/v1/me/two-factor/confirm"
         case .disableTwoFactor: "/v1/me/two-factor/disable"
+        case .changePassword: "/v1/me/password"
         case .getMe, .updateMe: "/v1/me"
         case .getUser: "/v1/users/{userId}"
         case .getUserByUsername: "/v1/users/by-username/{username}"

@@ -58,6 +58,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     /// A name or profile text contains a word on the server's sensitive-word list.
     public static let textNotAllowed = ErrorCode("text_not_allowed", 400)
     public static let invalidCredentials = ErrorCode("invalid_credentials", 401)
+    /// Changing the password with a current password that is wrong.
+    public static let currentPasswordWrong = ErrorCode("current_password_wrong", 403)
     public static let tooManyAttempts = ErrorCode("too_many_attempts", 429)
     // Sessions.
     public static let unauthenticated = ErrorCode("unauthenticated", 401)
@@ -150,7 +152,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
             .remarkInvalid, .friendGroupNotFound, .friendGroupExists, .tooManyFriendGroups, .fileNotFound,
             .uploadNotFound, .fileTooLarge, .fileTypeNotAllowed, .quotaExceeded, .tooManyUploads, .chunkInvalid,
             .uploadIncomplete, .fileMismatch, .rangeNotSatisfiable, .linkInvalid, .codeInvalid, .challengeInvalid,
-            .twoFactorEnabled, .twoFactorNotEnabled, .twoFactorNotPending,
+            .twoFactorEnabled, .twoFactorNotEnabled, .twoFactorNotPending, .currentPasswordWrong,
         ]
         return Dictionary(uniqueKeysWithValues: all.map { ($0.rawValue, $0.httpStatus) })
     }()

@@ -75,6 +75,23 @@ extension PostgresStore {
         }
     }
 
+    public func changePassword(of userId: UserID, to hash: String, keeping session: SessionID, at now: Int64)
+        async throws -> Int
+    {
+        try await write { connection, notes in
+            let updated = try await connection.rows(
+                "UPDATE users SET password_hash = $1 WHERE id = $2 RETURNING id", [.text(hash), .int(userId.rawValue)],
+                logger: self.logger)
+            guard !updated.isEmpty else { throw ParleyError(.userNotFound, "No such user.") }
+            let revoked = try await connection.rows(
+                """
+                UPDATE sessions SET revoked_at = $1 WHERE user_id = $2 AND id != $3 AND revoked_at IS NULL RETURNING id
+                """, [.int(now), .int(userId.rawValue), .int(session.rawValue)], logger: self.logger)
+            for row in revoked { notes.add(ChangeNote(session: try row.int("id"))) }
+            return revoked.count
+        }
+    }
+
     public func updatePrivacy(userId: UserID, _ update: UpdatePrivacyRequest, at now: Int64) async throws
         -> UserRecord
     {

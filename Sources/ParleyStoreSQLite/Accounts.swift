@@ -73,6 +73,24 @@ extension SQLiteStore {
         }
     }
 
+    public func changePassword(of userId: UserID, to hash: String, keeping session: SessionID, at now: Int64)
+        async throws -> Int
+    {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE users SET password_hash = ? WHERE id = ?", arguments: [hash, userId.rawValue])
+            guard db.changesCount == 1 else { throw ParleyError(.userNotFound, "No such user.") }
+            let revoked = try Int64.fetchAll(
+                db,
+                sql: """
+                    UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND id != ? AND revoked_at IS NULL
+                    RETURNING id
+                    """, arguments: [now, userId.rawValue, session.rawValue])
+            for id in revoked { self.publishAfterCommit(db, .sessionRevoked(SessionID(id))) }
+            return revoked.count
+        }
+    }
+
     public func updatePrivacy(userId: UserID, _ update: UpdatePrivacyRequest, at now: Int64) async throws
         -> UserRecord
     {

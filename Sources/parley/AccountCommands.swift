@@ -79,3 +79,28 @@ struct WhoAmI: AsyncParsableCommand {
         }
     }
 }
+
+struct ChangePassword: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "password", abstract: "Change your password; every other device is signed out.")
+    @OptionGroup var options: ClientOptions
+    @Option(help: "The current password (else asked).") var current: String?
+    @Option(help: "The new password (else asked twice).") var new: String?
+
+    func run() async throws {
+        try await userFacing(options) {
+            let client = try await options.signedInClient()
+            let current = current ?? readSecret(prompt: "Current password: ")
+            var new = self.new
+            if new == nil {
+                let first = readSecret(prompt: "New password: ")
+                guard readSecret(prompt: "New password again: ") == first else {
+                    throw CLIError("The two new passwords differ; nothing changed.")
+                }
+                new = first
+            }
+            try await client.profile.changePassword(current: current, new: new ?? "")
+            print("Password changed; your other devices are signed out.")
+        }
+    }
+}

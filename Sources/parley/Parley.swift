@@ -12,7 +12,7 @@ struct Parley: AsyncParsableCommand {
             Recall.self, Clear.self, ProfileCommand.self, SearchUser.self, Privacy.self, Friends.self, Friend.self,
             Block.self, Unblock.self, Group.self, Chat.self, PresenceCommand.self, DoNotDisturb.self,
             NotificationsCommand.self, SearchCommand.self, SendFile.self, Download.self, SessionsCommand.self,
-            TwoFactorCommand.self,
+            TwoFactorCommand.self, ChangePassword.self,
             Bench.self,
         ])
 }

@@ -70,3 +70,22 @@ extension CLITests {
 
     static var nowMilliseconds: Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 }
+
+/// `parley password`.
+extension CLITests {
+    @Test func passwordChangesItAndSignsOtherDevicesOut() async throws {
+        let server = try await InProcessServer.start()
+        let laptop = CLIUser(server: server.url)
+        let phone = CLIUser(server: server.url)
+        try await laptop.succeed(["register", "alice", "--password", Self.password])
+        try await phone.succeed(["login", "alice", "--password", Self.password])
+        let wrong = try await laptop.run(["password", "--current", "Wrong0ne!", "--new", "N3w-Secret!"])
+        #expect(wrong.status != 0 && wrong.errors.contains("current password is wrong"), "\(wrong)")
+        let changed = try await laptop.succeed(["password", "--current", Self.password, "--new", "N3w-Secret!"])
+        #expect(changed.contains("Password changed; your other devices are signed out."))
+        #expect(try await phone.run(["whoami"]).status != 0)
+        #expect(try await laptop.succeed(["whoami"]).contains("alice"))
+        #expect(try await phone.succeed(["login", "alice", "--password", "N3w-Secret!"]).contains("Logged in"))
+        await server.stop()
+    }
+}

@@ -129,3 +129,33 @@ extension LiveServerSuites.ProfileSDKTests {
         await server.stop()
     }
 }
+
+extension LiveServerSuites.ProfileSDKTests {
+    /// `client.profile.changePassword` signs the user's other devices out at once (their
+    /// sockets close) and keeps this one; a wrong current password changes nothing.
+    @Test func aPasswordChangeSignsTheOtherDevicesOut() async throws {
+        let server = try await InProcessServer.start()
+        let laptop = try makeClient(server.url, device: "laptop")
+        try await signUp(laptop, "alice")
+        let phone = try makeClient(server.url, device: "phone")
+        try await phone.session.login("alice", password: "Passw0rd!")
+        await phone.connect()
+        try await eventually { await phone.connection.status == .connected }
+
+        let wrong = await #expect(throws: ParleyError.self) {
+            try await laptop.profile.changePassword(current: "Wrong0ne!", new: "N3w-Secret!")
+        }
+        #expect(wrong?.code == .currentPasswordWrong)
+        #expect(await phone.connection.status == .connected)
+
+        try await laptop.profile.changePassword(current: "Passw0rd!", new: "N3w-Secret!")
+        try await eventually("the phone's socket closed") {
+            await phone.connection.status == .offline(reason: .sessionRevoked)
+        }
+        #expect(try await laptop.profile.me().user.username == "alice")
+        let tablet = try makeClient(server.url, device: "tablet")
+        try await tablet.session.login("alice", password: "N3w-Secret!")
+        await phone.disconnect()
+        await server.stop()
+    }
+}

@@ -45,3 +45,40 @@ extension StoreContractTests {
         #expect(try await !store.useRecoveryCode(alice, hash: "r2", at: Self.now), "its codes went with it")
     }
 }
+
+extension StoreContractTests {
+    /// Changing the password revokes every other live session, keeps the one named, and
+    /// tells the fan-out of each.
+    @Test(arguments: StoreBackend.available)
+    func aPasswordChangeRevokesEveryOtherSession(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let (alice, bob) = try await {
+            let ids = try await makeUsers(store, "alice", "bob")
+            return (ids[0], ids[1])
+        }()
+        func session(_ user: UserID, _ device: String) async throws -> SessionID {
+            let tokens = SessionTokens(
+                accessTokenHash: "a-\(device)", accessExpiresAt: Self.now + 1000, refreshTokenHash: "r-\(device)",
+                refreshExpiresAt: Self.now + 2000)
+            return try await store.createSession(
+                NewSession(userId: user, device: device, ip: "1.2.3.4", tokens: tokens, createdAt: Self.now)
+            ).id
+        }
+        let laptop = try await session(alice, "laptop")
+        let phone = try await session(alice, "phone")
+        let tablet = try await session(alice, "tablet")
+        let bobs = try await session(bob, "bob")
+        #expect(try await store.revokeSession(tablet, of: alice, at: Self.now))
+        #expect(try await store.changePassword(of: alice, to: "new-hash", keeping: laptop, at: Self.now + 5) == 1)
+        let sessions = try await store.sessions(of: alice)
+        #expect(sessions.first { $0.id == phone }?.revokedAt == Self.now + 5)
+        #expect(sessions.first { $0.id == laptop }?.revokedAt == nil)
+        #expect(sessions.first { $0.id == tablet }?.revokedAt == Self.now, "revoked before: unchanged")
+        #expect(try await store.sessions(of: bob).first { $0.id == bobs }?.revokedAt == nil, "other users untouched")
+        #expect(try await store.user(id: alice)?.passwordHash == "new-hash")
+        let unknown = await #expect(throws: ParleyError.self) {
+            try await store.changePassword(of: UserID(999_999), to: "x", keeping: laptop, at: Self.now)
+        }
+        #expect(unknown?.code == .userNotFound)
+    }
+}

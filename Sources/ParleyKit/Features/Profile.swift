@@ -17,6 +17,13 @@ public struct Profile: Sendable {
         return account
     }
 
+    /// Replaces the password, given the current one; every other device of the user is
+    /// signed out (this one stays). `current_password_wrong` counts as a failed login.
+    public func changePassword(current: String, new: String) async throws {
+        let _: APIClient.Empty = try await session.http(
+            .changePassword, body: ChangePasswordRequest(currentPassword: current, newPassword: new))
+    }
+
     /// Who may find this user, and how.
     public func privacy() async throws -> PrivacySettings {
         try await session.http(.getPrivacy)

@@ -25,6 +25,11 @@ struct AccountController {
             let body = try await request.decodeJSON(SecondFactorRequest.self, context: context)
             return JSONResponse(try await accounts.completeLogin(body, ip: context.remoteIP), status: .created)
         }
+        routes.authenticated(.changePassword) { request, context, identity in
+            let body = try await request.decodeJSON(ChangePasswordRequest.self, context: context)
+            try await accounts.changePassword(body, by: identity, ip: context.remoteIP)
+            return Response(status: .noContent)
+        }
         routes.authenticated(.getTwoFactor) { _, _, identity in
             JSONResponse(try await accounts.twoFactor.status(of: identity.userId))
         }

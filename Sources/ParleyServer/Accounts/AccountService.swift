@@ -84,6 +84,29 @@ public struct AccountService: Sendable {
         return .session(try await openSession(for: user, device: device, ip: ip))
     }
 
+    /// Replaces the password, given the current one, and signs every other device out (their
+    /// sockets close at once). A wrong current password counts as a failed login of the
+    /// account (``LoginThrottle``), so a stolen session cannot guess it.
+    func changePassword(_ request: ChangePasswordRequest, by identity: Identity, ip: String) async throws {
+        try AccountRules.validatePasswordForm(request.currentPassword)
+        try AccountRules.validatePassword(request.newPassword)
+        guard let user = try await store.user(id: identity.userId) else {
+            throw ParleyError(.userNotFound, "Your account no longer exists.")
+        }
+        let attempt = try await throttle.begin(account: "user:\(user.id)", ip: ip, clock: clock)
+        let valid: Bool
+        do {
+            valid = try await verifyPassword(request.currentPassword, hash: user.passwordHash)
+        } catch {
+            throttle.finish(attempt, .abandoned, now: clock.now())
+            throw error
+        }
+        throttle.finish(attempt, valid ? .succeeded : .failed, now: clock.now())
+        guard valid else { throw ParleyError(.currentPasswordWrong, "The current password is wrong.") }
+        let hash = try await hashPassword(request.newPassword)
+        _ = try await store.changePassword(of: user.id, to: hash, keeping: identity.sessionId, at: clock.now())
+    }
+
     /// The second step of a two-factor login: the challenge and a code open the session.
     func completeLogin(_ request: SecondFactorRequest, ip: String) async throws -> TokenResponse {
         let (userId, device) = try await twoFactor.redeem(request)

@@ -16,6 +16,11 @@ public protocol AccountStore: Sendable {
     /// Applies `update` to the user's privacy settings; appends a `profile.updated` event
     /// (whose account carries them) for the user.
     func updatePrivacy(userId: UserID, _ update: UpdatePrivacyRequest, at now: Int64) async throws -> UserRecord
+    /// Replaces the user's password hash and revokes every other live session of theirs (but
+    /// `keeping`), in one transaction, publishing ``StoreChange/sessionRevoked(_:)`` for
+    /// each; answers how many it revoked.
+    func changePassword(of userId: UserID, to hash: String, keeping session: SessionID, at now: Int64) async throws
+        -> Int
     /// Users other than `seeker` who may be found by nickname and whose folded nickname
     /// (``SearchText/fold(_:)``) holds `query` (folded too): the whole nickname first,
     /// then those starting with it, then the rest, each by id; `limit` from `offset`.
