@@ -55,19 +55,25 @@ extension LiveServerSuites.ProfileSDKTests {
 }
 
 extension LiveServerSuites.ProfileSDKTests {
-    /// `client.sessions` lists the user's devices and signs one out: its socket is closed at
-    /// once (not at its next request) and its token no longer works; unknown and ended
-    /// sessions are `not_found`; "every other device" leaves this one signed in.
-    @Test func aDeviceSignedOutFromAnotherLosesItsSocketAtOnce() async throws {
+    /// Alice signed up on her laptop, and signed in on her phone, whose socket is up.
+    static func aliceOnLaptopAndConnectedPhone() async throws -> (InProcessServer, ParleyClient, ParleyClient) {
         let server = try await InProcessServer.start()
         let laptop = try makeClient(server.url, device: "laptop")
         try await signUp(laptop, "alice")
         let phone = try makeClient(server.url, device: "phone")
         try await phone.session.login("alice", password: "Passw0rd!")
-        let tablet = try makeClient(server.url, device: "tablet")
-        try await tablet.session.login("alice", password: "Passw0rd!")
         await phone.connect()
         try await eventually { await phone.connection.status == .connected }
+        return (server, laptop, phone)
+    }
+
+    /// `client.sessions` lists the user's devices and signs one out: its socket is closed at
+    /// once (not at its next request) and its token no longer works; unknown and ended
+    /// sessions are `not_found`; "every other device" leaves this one signed in.
+    @Test func aDeviceSignedOutFromAnotherLosesItsSocketAtOnce() async throws {
+        let (server, laptop, phone) = try await Self.aliceOnLaptopAndConnectedPhone()
+        let tablet = try makeClient(server.url, device: "tablet")
+        try await tablet.session.login("alice", password: "Passw0rd!")
 
         let sessions = try await laptop.sessions.list()
         #expect(sessions.map(\.device) == ["tablet", "phone", "laptop"], "newest first")
@@ -134,13 +140,7 @@ extension LiveServerSuites.ProfileSDKTests {
     /// `client.profile.changePassword` signs the user's other devices out at once (their
     /// sockets close) and keeps this one; a wrong current password changes nothing.
     @Test func aPasswordChangeSignsTheOtherDevicesOut() async throws {
-        let server = try await InProcessServer.start()
-        let laptop = try makeClient(server.url, device: "laptop")
-        try await signUp(laptop, "alice")
-        let phone = try makeClient(server.url, device: "phone")
-        try await phone.session.login("alice", password: "Passw0rd!")
-        await phone.connect()
-        try await eventually { await phone.connection.status == .connected }
+        let (server, laptop, phone) = try await Self.aliceOnLaptopAndConnectedPhone()
 
         let wrong = await #expect(throws: ParleyError.self) {
             try await laptop.profile.changePassword(current: "Wrong0ne!", new: "N3w-Secret!")
