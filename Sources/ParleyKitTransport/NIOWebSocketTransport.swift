@@ -1,16 +1,22 @@
 import Foundation
 import HummingbirdWSClient
 import Logging
+import NIOSSL
 import NIOWebSocket
 import ParleyKit
 import Synchronization
 
 /// ParleyKit's default real-time transport: a WebSocket over SwiftNIO.
 public struct NIOWebSocketTransport: RealtimeTransport {
-    public init() {}
+    let tlsConfiguration: TLSConfiguration?
+
+    /// `tlsConfiguration` for `wss://` URLs: trust roots and the like (the system's default
+    /// when nil). A `wss://` URL must name its server by host name, not IP address: the
+    /// WebSocket client sends the host as the TLS server name (SNI), which cannot be an address.
+    public init(tlsConfiguration: TLSConfiguration? = nil) { self.tlsConfiguration = tlsConfiguration }
 
     public func open(url: String) async throws -> any RealtimeSocket {
-        try await NIOWebSocket.open(url: url)
+        try await NIOWebSocket.open(url: url, tlsConfiguration: tlsConfiguration)
     }
 }
 
@@ -31,7 +37,7 @@ final class NIOWebSocket: RealtimeSocket {
         self.outgoing = outgoing
     }
 
-    static func open(url: String) async throws -> NIOWebSocket {
+    static func open(url: String, tlsConfiguration: TLSConfiguration?) async throws -> NIOWebSocket {
         let (events, eventContinuation) = AsyncStream<SocketEvent>.makeStream()
         let (outgoingStream, outgoing) = AsyncStream<String>.makeStream()
         let socket = NIOWebSocket(events: events, eventContinuation: eventContinuation, outgoing: outgoing)
@@ -42,7 +48,8 @@ final class NIOWebSocket: RealtimeSocket {
             var code: Int?
             do {
                 let close = try await WebSocketClient.connect(
-                    url: url, configuration: .init(maxFrameSize: 1 << 20, autoPing: .disabled), logger: logger
+                    url: url, configuration: .init(maxFrameSize: 1 << 20, autoPing: .disabled),
+                    tlsConfiguration: tlsConfiguration, logger: logger
                 ) { inbound, outbound, _ in
                     opened.signal(.success(()))
                     try await withThrowingTaskGroup(of: Void.self) { group in

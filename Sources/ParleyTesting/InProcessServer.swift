@@ -11,14 +11,17 @@ import ServiceLifecycle
 public final class InProcessServer: Sendable {
     public let port: Int
     public let dataDirectory: String
+    /// Whether it serves TLS (`https`, `wss`).
+    public let usesTLS: Bool
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
-    public var url: String { "http://127.0.0.1:\(port)" }
+    public var url: String { "\(usesTLS ? "https" : "http")://127.0.0.1:\(port)" }
 
-    private init(port: Int, dataDirectory: String, group: ServiceGroup, task: Task<Void, any Error>) {
+    private init(port: Int, dataDirectory: String, usesTLS: Bool, group: ServiceGroup, task: Task<Void, any Error>) {
         self.port = port
         self.dataDirectory = dataDirectory
+        self.usesTLS = usesTLS
         self.group = group
         self.task = task
     }
@@ -50,7 +53,9 @@ public final class InProcessServer: Sendable {
             try await task.value
             throw CancellationError()
         }
-        return InProcessServer(port: bound, dataDirectory: configuration.dataDirectory, group: group, task: task)
+        return InProcessServer(
+            port: bound, dataDirectory: configuration.dataDirectory, usesTLS: configuration.usesTLS, group: group,
+            task: task)
     }
 
     /// Shuts down gracefully and waits until the port is free.

@@ -60,6 +60,12 @@ struct Serve: AsyncParsableCommand {
     )
     var maxConnectionsPerIp: Int?
 
+    @Option(
+        help:
+            "An origin whose browser pages may call the API, e.g. https://chat.example.com; repeat for several (PARLEY_CORS_ORIGINS, comma-separated). Default: none."
+    )
+    var corsOrigin: [String] = []
+
     @Option(help: "The member limit of new groups (PARLEY_MAX_GROUP_MEMBERS). Default 2000.")
     var maxGroupMembers: Int?
 
@@ -194,6 +200,19 @@ struct Serve: AsyncParsableCommand {
         {
             configuration.maxConnectionsPerIP = count
         }
+        let origins =
+            corsOrigin.isEmpty
+            ? (ProcessInfo.processInfo.environment["PARLEY_CORS_ORIGINS"] ?? "").split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }.filter { !$0.isEmpty } : corsOrigin
+        for origin in origins {
+            guard let url = URL(string: origin), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
+                url.path.isEmpty, url.query == nil
+            else {
+                throw ValidationError("--cors-origin '\(origin)' must be an origin: scheme://host[:port], no path.")
+            }
+        }
+        configuration.corsOrigins = origins
         if let count = try integer(maxGroupMembers, "PARLEY_MAX_GROUP_MEMBERS", "group member limit", 2...100_000) {
             configuration.maxGroupMembers = count
         }

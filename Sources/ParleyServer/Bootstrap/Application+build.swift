@@ -30,11 +30,15 @@ public func buildApplication(
     let parts = ServerParts(
         storage: storage, configuration: configuration, clock: clock, logger: logger, words: words, pusher: pusher)
 
+    let securityHeaders = SecurityHeadersMiddleware(
+        allowedOrigins: Set(configuration.corsOrigins), usesTLS: configuration.usesTLS)
     let router = Router(context: ParleyRequestContext.self)
+    router.add(middleware: securityHeaders)
     router.add(middleware: ErrorMiddleware())
     parts.addRoutes(to: router)
 
     let webSocketRouter = Router(context: ParleyRequestContext.self)
+    webSocketRouter.add(middleware: securityHeaders)
     webSocketRouter.add(middleware: ErrorMiddleware())
     let gateway = parts.gateway
     webSocketRouter.ws(RouterPath(Endpoint.webSocket.routerPath)) { inbound, outbound, context in

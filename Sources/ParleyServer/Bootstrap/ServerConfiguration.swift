@@ -67,6 +67,9 @@ public struct ServerConfiguration: Sendable {
     public var apns: APNsConfiguration?
     /// Where files go and their limits.
     public var files = FileConfiguration()
+    /// Origins (`https://chat.example.com`) whose browser pages may call the API (CORS);
+    /// none by default.
+    public var corsOrigins: [String] = []
 
     public init() {}
 

@@ -5,10 +5,9 @@ import HummingbirdHTTP2
 import Logging
 import NIOSSL
 import ParleyServer
+import ParleyTesting
 import ServiceLifecycle
-import SwiftASN1
 import Synchronization
-import X509
 
 /// A stand-in for Apple's push service on loopback: HTTP/2 over TLS (a certificate made for
 /// `localhost` and 127.0.0.1 at start), `POST /3/device/{token}`, recording every request
@@ -81,24 +80,11 @@ final class APNsTestServer: Sendable {
     }
 
     static func start() async throws -> APNsTestServer {
-        let key = P256.Signing.PrivateKey()
-        let name = try DistinguishedName { CommonName("localhost") }
-        let now = Date()
-        let certificate = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
-            notValidBefore: now - 3600, notValidAfter: now + 3600, issuer: name, subject: name,
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                SubjectAlternativeNames([
-                    .dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
-                ])
-            },
-            issuerPrivateKey: .init(key))
-        let certificatePEM = try certificate.serializeAsPEM().pemString
+        let generated = try TestCertificate()
+        let certificatePEM = generated.certificatePEM
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(certificatePEM.utf8), format: .pem))],
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(key.pemRepresentation.utf8), format: .pem)))
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(generated.privateKeyPEM.utf8), format: .pem)))
         tls.applicationProtocols = ["h2"]
 
         let box = Mutex<APNsTestServer?>(nil)
