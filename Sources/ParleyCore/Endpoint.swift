@@ -3,7 +3,7 @@
 public enum Endpoint: String, CaseIterable, Sendable {
     case health, ready, openAPI, metrics
     case register, login, refresh, logout, listSessions, revokeSession, secondFactor
-    case getTwoFactor, setUpTwoFactor, confirmTwoFactor, disableTwoFactor, changePassword
+    case getTwoFactor, setUpTwoFactor, confirmTwoFactor, disableTwoFactor, changePassword, securityEvents
     case getMe, updateMe, getUser, getUserByUsername, getPrivacy, updatePrivacy, lookupUser, searchUsers
     case listConversations, createGroup, openDirect, getConversation, updateGroup, addMembers
     case updateMember, removeMember, transferGroup, dissolveGroup
@@ -56,6 +56,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .confirmTwoFactor: "/v1/me/two-factor/confirm"
         case .disableTwoFactor: "/v1/me/two-factor/disable"
         case .changePassword: "/v1/me/password"
+        case .securityEvents: "/v1/me/security-events"
         case .getMe, .updateMe: "/v1/me"
         case .getUser: "/v1/users/{userId}"
         case .getUserByUsername: "/v1/users/by-username/{username}"

@@ -348,6 +348,18 @@ enum PostgresSchema {
                 """,
             ]
         ),
+        (
+            version: 15,
+            sql: [
+                // Each user's security log.
+                """
+                CREATE TABLE security_events (
+                    id BIGSERIAL PRIMARY KEY, user_id BIGINT NOT NULL, kind TEXT NOT NULL, at BIGINT NOT NULL,
+                    device TEXT, ip TEXT)
+                """,
+                "CREATE INDEX security_events_by_user ON security_events (user_id, id)",
+            ]
+        ),
     ]
 
     /// Steps a migration needs that SQL cannot do, run after its statements in the same

@@ -390,6 +390,21 @@ enum SQLiteSchema {
                     );
                     """)
         }
+        migrator.registerMigration("v14") { db in
+            // Each user's security log.
+            try db.execute(
+                sql: """
+                    CREATE TABLE security_events (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        user_id INTEGER NOT NULL,
+                        kind TEXT NOT NULL,
+                        at INTEGER NOT NULL,
+                        device TEXT,
+                        ip TEXT
+                    );
+                    CREATE INDEX security_events_by_user ON security_events (user_id, id);
+                    """)
+        }
         return migrator
     }
 

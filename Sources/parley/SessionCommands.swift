@@ -8,7 +8,7 @@ import ParleyUI
 struct SessionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sessions", abstract: "List the devices logged in to your account, or sign them out.",
-        subcommands: [List.self, Revoke.self], defaultSubcommand: List.self)
+        subcommands: [List.self, Revoke.self, Log.self], defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -65,6 +65,38 @@ struct SessionsCommand: AsyncParsableCommand {
                 try await client.sessions.revoke(id)
                 let device = sessions.first { $0.id == id }?.device ?? "the device"
                 print("Signed out session \(id) (\(device)).")
+            }
+        }
+    }
+
+    struct Log: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Your account's security log: logins, password and two-factor changes, devices signed out.")
+        @OptionGroup var options: ClientOptions
+        @Option(help: "How many events, newest first (1-100).") var limit = 20
+
+        func run() async throws {
+            try await userFacing(options) {
+                let events = try await options.signedInClient().sessions.securityEvents(limit: limit)
+                let now = Int64(Date().timeIntervalSince1970 * 1000)
+                for event in events {
+                    var line = "\(PresenceLine.moment(event.at, now: now))  \(Self.describe(event.kind))"
+                    if let device = event.device { line += "  \(device)" }
+                    if let ip = event.ip { line += "  from \(ip)" }
+                    print(line)
+                }
+            }
+        }
+
+        static func describe(_ kind: SecurityEventKind) -> String {
+            switch kind {
+            case .login: "logged in"
+            case .passwordChanged: "password changed"
+            case .twoFactorEnabled: "two-factor login turned on"
+            case .twoFactorDisabled: "two-factor login turned off"
+            case .recoveryCodeUsed: "recovery code used"
+            case .sessionRevoked: "device signed out"
+            default: kind.rawValue
             }
         }
     }

@@ -86,6 +86,9 @@ extension CLITests {
         #expect(try await phone.run(["whoami"]).status != 0)
         #expect(try await laptop.succeed(["whoami"]).contains("alice"))
         #expect(try await phone.succeed(["login", "alice", "--password", "N3w-Secret!"]).contains("Logged in"))
+        let log = try await laptop.succeed(["sessions", "log"]).split(separator: "\n").map(String.init)
+        #expect(log.first?.hasPrefix("just now  logged in  parley-cli@") == true, "\(log)")
+        #expect(log.count == 4 && log[1].contains("password changed  from 127.0.0.1"), "\(log)")
         await server.stop()
     }
 }

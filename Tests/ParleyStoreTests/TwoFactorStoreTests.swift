@@ -82,3 +82,22 @@ extension StoreContractTests {
         #expect(unknown?.code == .userNotFound)
     }
 }
+
+extension StoreContractTests {
+    /// A user's security log reads back newest first, as many as asked, and only theirs.
+    @Test(arguments: StoreBackend.available)
+    func securityEventsReadBackNewestFirstPerUser(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let ids = try await makeUsers(store, "alice", "bob")
+        let events = [
+            SecurityEvent(kind: .login, at: Self.now, device: "laptop", ip: "10.0.0.1"),
+            SecurityEvent(kind: .twoFactorEnabled, at: Self.now + 1, ip: "10.0.0.1"),
+            SecurityEvent(kind: "a_kind_from_a_newer_server", at: Self.now + 2),
+        ]
+        for event in events { try await store.noteSecurityEvent(event, for: ids[0]) }
+        try await store.noteSecurityEvent(SecurityEvent(kind: .login, at: Self.now, device: "bob's"), for: ids[1])
+        #expect(try await store.securityEvents(of: ids[0], limit: 10) == events.reversed())
+        #expect(try await store.securityEvents(of: ids[0], limit: 2) == Array(events.reversed().prefix(2)))
+        #expect(try await store.securityEvents(of: ids[1], limit: 10).map(\.device) == ["bob's"])
+    }
+}

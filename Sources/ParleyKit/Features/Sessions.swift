@@ -20,6 +20,13 @@ public struct Sessions: Sendable {
         let _: APIClient.Empty = try await session.http(.revokeSession, id)
     }
 
+    /// The account's security log, newest first: logins, password and two-factor changes,
+    /// recovery codes used, sessions ended from another device (at most 100).
+    public func securityEvents(limit: Int = 100) async throws -> [SecurityEvent] {
+        let list: SecurityEventList = try await session.http(.securityEvents, query: ["limit": "\(limit)"])
+        return list.events
+    }
+
     /// Signs every other device out; answers how many sessions it ended.
     @discardableResult
     public func revokeOthers() async throws -> Int {

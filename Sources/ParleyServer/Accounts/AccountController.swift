@@ -30,6 +30,19 @@ struct AccountController {
             try await accounts.changePassword(body, by: identity, ip: context.remoteIP)
             return Response(status: .noContent)
         }
+        routes.authenticated(.securityEvents) { request, _, identity in
+            let limit = try request.uri.queryParameters.get("limit").map {
+                guard let limit = Int($0), (1...SecurityAudit.maxPage).contains(limit) else {
+                    throw ParleyError(
+                        .invalidField, "'limit' must be a whole number from 1 to \(SecurityAudit.maxPage).")
+                }
+                return limit
+            }
+            return JSONResponse(
+                SecurityEventList(
+                    events: try await accounts.audit.events(of: identity.userId, limit: limit ?? SecurityAudit.maxPage))
+            )
+        }
         routes.authenticated(.getTwoFactor) { _, _, identity in
             JSONResponse(try await accounts.twoFactor.status(of: identity.userId))
         }
@@ -40,26 +53,27 @@ struct AccountController {
         }
         routes.authenticated(.confirmTwoFactor) { request, context, identity in
             let body = try await request.decodeJSON(TwoFactorCodeRequest.self, context: context)
-            return JSONResponse(try await accounts.twoFactor.confirm(body.code, for: identity.userId))
+            return JSONResponse(
+                try await accounts.twoFactor.confirm(body.code, for: identity.userId, ip: context.remoteIP))
         }
         routes.authenticated(.disableTwoFactor) { request, context, identity in
             let body = try await request.decodeJSON(TwoFactorCodeRequest.self, context: context)
-            try await accounts.twoFactor.disable(body.code, for: identity.userId)
+            try await accounts.twoFactor.disable(body.code, for: identity.userId, ip: context.remoteIP)
             return Response(status: .noContent)
         }
         routes.on(.refresh) { request, context in
             let body = try await request.decodeJSON(RefreshRequest.self, context: context)
             return JSONResponse(try await accounts.refresh(body))
         }
-        routes.authenticated(.logout) { _, _, identity in
-            try await accounts.revoke(identity.sessionId, by: identity)
+        routes.authenticated(.logout) { _, context, identity in
+            try await accounts.revoke(identity.sessionId, by: identity, ip: context.remoteIP)
             return Response(status: .noContent)
         }
         routes.authenticated(.listSessions) { _, _, identity in
             JSONResponse(SessionList(sessions: try await accounts.sessions(of: identity)))
         }
         routes.authenticated(.revokeSession) { _, context, identity in
-            try await accounts.revoke(try context.id("sessionId"), by: identity)
+            try await accounts.revoke(try context.id("sessionId"), by: identity, ip: context.remoteIP)
             return Response(status: .noContent)
         }
         routes.authenticated(.getMe) { _, _, identity in

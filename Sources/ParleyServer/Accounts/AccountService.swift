@@ -1,4 +1,5 @@
 import HummingbirdBcrypt
+import Logging
 import NIOPosix
 import ParleyCore
 import ParleyStore
@@ -12,10 +13,15 @@ public struct AccountService: Sendable {
     let words: WordFilter
     let throttle: LoginThrottle
     let twoFactor: TwoFactorService
+    /// What happens to accounts goes to the user's security log and, as structured lines with
+    /// no secret in them, to this logger.
+    let audit: SecurityAudit
     /// Verified against when a login names no user, so that unknown and known logins take equally long.
     private let decoyHash: String
 
-    init(store: any ParleyStore, clock: WallClock, configuration: ServerConfiguration, words: WordFilter) {
+    init(
+        store: any ParleyStore, clock: WallClock, configuration: ServerConfiguration, words: WordFilter, logger: Logger
+    ) {
         self.words = words
         self.store = store
         self.clock = clock
@@ -24,7 +30,8 @@ public struct AccountService: Sendable {
             maxFailures: configuration.maxFailedLogins, maxFailuresPerIP: configuration.maxFailedLoginsPerIP,
             lockoutMilliseconds: configuration.loginLockout.milliseconds)
         self.decoyHash = Bcrypt.hash("decoy-password", cost: configuration.bcryptCost)
-        twoFactor = TwoFactorService(store: store, clock: clock, configuration: configuration)
+        audit = SecurityAudit(store: store, clock: clock, logger: logger)
+        twoFactor = TwoFactorService(store: store, clock: clock, configuration: configuration, audit: audit)
     }
 
     /// What a password login answers: a session, or a second step for two-factor login.
@@ -76,6 +83,7 @@ public struct AccountService: Sendable {
         let now = clock.now()
         throttle.finish(attempt, valid && user != nil ? .succeeded : .failed, now: now)
         guard let user, valid else {
+            audit.log("login failed", ["account": "\(account)", "ip": "\(ip)"])
             throw ParleyError(.invalidCredentials, "The login or password is wrong.")
         }
         if try await twoFactor.isEnabled(for: user.id) {
@@ -102,14 +110,19 @@ public struct AccountService: Sendable {
             throw error
         }
         throttle.finish(attempt, valid ? .succeeded : .failed, now: clock.now())
-        guard valid else { throw ParleyError(.currentPasswordWrong, "The current password is wrong.") }
+        guard valid else {
+            audit.log("password change refused", ["user": "\(user.id)", "ip": "\(ip)"])
+            throw ParleyError(.currentPasswordWrong, "The current password is wrong.")
+        }
         let hash = try await hashPassword(request.newPassword)
-        _ = try await store.changePassword(of: user.id, to: hash, keeping: identity.sessionId, at: clock.now())
+        let revoked = try await store.changePassword(
+            of: user.id, to: hash, keeping: identity.sessionId, at: clock.now())
+        try await audit.note(.passwordChanged, of: user.id, ip: ip, ["sessionsRevoked": "\(revoked)"])
     }
 
     /// The second step of a two-factor login: the challenge and a code open the session.
     func completeLogin(_ request: SecondFactorRequest, ip: String) async throws -> TokenResponse {
-        let (userId, device) = try await twoFactor.redeem(request)
+        let (userId, device) = try await twoFactor.redeem(request, ip: ip)
         guard let user = try await store.user(id: userId) else {
             throw ParleyError(.challengeInvalid, "This account no longer exists.")
         }
@@ -121,6 +134,7 @@ public struct AccountService: Sendable {
         let (tokens, access, refresh) = makeTokens(now: now)
         let session = try await store.createSession(
             NewSession(userId: user.id, device: device, ip: ip, tokens: tokens, createdAt: now))
+        try await audit.note(.login, of: user.id, device: device, ip: ip, ["session": "\(session.id)"])
         return TokenResponse(
             accessToken: access, accessTokenExpiresAt: tokens.accessExpiresAt, refreshToken: refresh,
             refreshTokenExpiresAt: tokens.refreshExpiresAt, session: session.info(current: session.id),
@@ -158,9 +172,16 @@ public struct AccountService: Sendable {
     }
 
     /// Revokes one of the caller's sessions (their own current one for a logout).
-    func revoke(_ sessionId: SessionID, by identity: Identity) async throws {
+    func revoke(_ sessionId: SessionID, by identity: Identity, ip: String) async throws {
         guard try await store.revokeSession(sessionId, of: identity.userId, at: clock.now()) else {
             throw ParleyError(.notFound, "You have no live session \(sessionId).")
+        }
+        if sessionId == identity.sessionId {
+            audit.log("logout", ["user": "\(identity.userId)", "session": "\(sessionId)"])
+        } else {
+            let device = try await store.sessions(of: identity.userId).first { $0.id == sessionId }?.device
+            try await audit.note(
+                .sessionRevoked, of: identity.userId, device: device, ip: ip, ["session": "\(sessionId)"])
         }
     }
 

@@ -17,11 +17,13 @@ struct TwoFactorService: Sendable {
     let clock: WallClock
     let configuration: ServerConfiguration
     let challenges: SharedSecretSigner
+    let audit: SecurityAudit
 
-    init(store: any ParleyStore, clock: WallClock, configuration: ServerConfiguration) {
+    init(store: any ParleyStore, clock: WallClock, configuration: ServerConfiguration, audit: SecurityAudit) {
         self.store = store
         self.clock = clock
         self.configuration = configuration
+        self.audit = audit
         challenges = SharedSecretSigner(store: store, name: "login_challenges")
     }
 
@@ -47,7 +49,7 @@ struct TwoFactorService: Sendable {
     }
 
     /// Turns two-factor login on with the first code from the app; answers the recovery codes.
-    func confirm(_ code: String, for userId: UserID) async throws -> RecoveryCodes {
+    func confirm(_ code: String, for userId: UserID, ip: String) async throws -> RecoveryCodes {
         guard let record = try await store.twoFactor(of: userId) else {
             throw ParleyError(.twoFactorNotPending, "Start with POST /v1/me/two-factor: there is nothing to confirm.")
         }
@@ -59,16 +61,17 @@ struct TwoFactorService: Sendable {
             try await store.enableTwoFactor(
                 userId, step: step, recoveryCodeHashes: codes.map(Self.recoveryHash), at: now)
         else { throw try await failure(userId, "The code is not the one the app shows now.") }
+        try await audit.note(.twoFactorEnabled, of: userId, ip: ip)
         return RecoveryCodes(recoveryCodes: codes)
     }
 
     /// Turns two-factor login off, with a code from the app or a recovery code.
-    func disable(_ code: String, for userId: UserID) async throws {
+    func disable(_ code: String, for userId: UserID, ip: String) async throws {
         guard let record = try await store.twoFactor(of: userId), record.enabledAt != nil else {
             throw ParleyError(.twoFactorNotEnabled, "Two-factor login is not on.")
         }
-        try await check(code, record)
-        _ = try await store.disableTwoFactor(userId)
+        try await check(code, record, ip: ip)
+        if try await store.disableTwoFactor(userId) { try await audit.note(.twoFactorDisabled, of: userId, ip: ip) }
     }
 
     /// Whether a login of `userId` needs a second step.
@@ -86,7 +89,7 @@ struct TwoFactorService: Sendable {
     }
 
     /// The second step: checks the challenge and the code; answers whom to sign in, on which device.
-    func redeem(_ request: SecondFactorRequest) async throws -> (userId: UserID, device: String) {
+    func redeem(_ request: SecondFactorRequest, ip: String) async throws -> (userId: UserID, device: String) {
         let parts = request.challenge.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 4, let user = Int64(parts[0]), let expiresAt = Int64(parts[1]),
             let device = Data(base64URL: parts[2]).map({ String(decoding: $0, as: UTF8.self) }),
@@ -99,7 +102,7 @@ struct TwoFactorService: Sendable {
         guard let record = try await store.twoFactor(of: userId), record.enabledAt != nil else {
             throw ParleyError(.challengeInvalid, "Two-factor login was turned off meanwhile; log in again.")
         }
-        try await check(request.code, record)
+        try await check(request.code, record, ip: ip)
         return (userId, device)
     }
 
@@ -107,7 +110,7 @@ struct TwoFactorService: Sendable {
 
     /// Accepts a code from the app (once per step) or an unused recovery code; counts a
     /// wrong one.
-    private func check(_ code: String, _ record: TwoFactorRecord) async throws {
+    private func check(_ code: String, _ record: TwoFactorRecord, ip: String) async throws {
         try checkNotLocked(record)
         let code = Self.normalized(code)
         let now = clock.now()
@@ -122,6 +125,7 @@ struct TwoFactorService: Sendable {
             guard try await store.useRecoveryCode(record.userId, hash: Self.recoveryHash(code), at: now) else {
                 throw try await failure(record.userId, "This recovery code is not one of yours, or was used already.")
             }
+            try await audit.note(.recoveryCodeUsed, of: record.userId, ip: ip)
         }
     }
 
@@ -135,6 +139,7 @@ struct TwoFactorService: Sendable {
         if let until = try await store.noteTwoFactorFailure(
             userId, limit: configuration.maxFailedLogins, lockedUntil: lockedUntil)
         {
+            audit.log("two-factor codes locked", ["user": "\(userId)", "until": "\(until)"])
             return locked(until: until)
         }
         return ParleyError(.codeInvalid, message)

@@ -52,7 +52,8 @@ struct ServerParts {
             store: store, presence: presence, clock: clock, configuration: configuration, logger: logger)
         notificationController = NotificationController(
             notifications: NotificationService(store: store, clock: clock, pushes: pushes))
-        accounts = AccountService(store: store, clock: clock, configuration: configuration, words: words)
+        accounts = AccountService(
+            store: store, clock: clock, configuration: configuration, words: words, logger: logger)
         accountController = AccountController(accounts: accounts, presence: presence)
         conversationController = ConversationController(
             conversations: ConversationService(

@@ -1,0 +1,25 @@
+import GRDB
+import ParleyCore
+import ParleyStore
+
+extension SQLiteStore {
+    public func noteSecurityEvent(_ event: SecurityEvent, for userId: UserID) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO security_events (user_id, kind, at, device, ip) VALUES (?, ?, ?, ?, ?)",
+                arguments: [userId.rawValue, event.kind.rawValue, event.at, event.device, event.ip])
+        }
+    }
+
+    public func securityEvents(of userId: UserID, limit: Int) async throws -> [SecurityEvent] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM security_events WHERE user_id = ? ORDER BY id DESC LIMIT ?",
+                arguments: [userId.rawValue, limit]
+            ).map { row in
+                SecurityEvent(
+                    kind: SecurityEventKind(rawValue: row["kind"]), at: row["at"], device: row["device"], ip: row["ip"])
+            }
+        }
+    }
+}
