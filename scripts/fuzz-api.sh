@@ -27,7 +27,8 @@
 #   FUZZ_PHASES        comma-separated phases (default examples,coverage,fuzzing,stateful)
 #   FUZZ_WORKERS       Schemathesis workers (default 1: with more, Python 3.11 threads can
 #                      fail inside Hypothesis with "AST constructor recursion depth mismatch")
-#   FUZZ_TIME_LIMIT    seconds after which a pass is stopped and counted as failed (default 600: the main pass takes about 270 s on an idle 2-core machine with 84 operations)
+#   FUZZ_TIME_LIMIT    seconds after which a pass is stopped and counted as failed (default 600:
+#                      the main pass, 84 operations, takes about 270 s on an idle 2-core machine)
 #   FUZZ_REPORT_DIR    JUnit reports and Schemathesis' files (default .build/fuzz-report)
 set -euo pipefail
 
