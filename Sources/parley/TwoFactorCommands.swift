@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ParleyCore
 import ParleyKit
+import ParleyUI
 
 /// `parley two-factor`: two-factor login with an authenticator app.
 struct TwoFactorCommand: AsyncParsableCommand {
@@ -32,7 +33,11 @@ struct TwoFactorCommand: AsyncParsableCommand {
         func run() async throws {
             try await userFacing(options) {
                 let setup = try await options.signedInClient().twoFactor.setUp()
-                print("Add this account to your authenticator app with the secret \(setup.secret)")
+                print("Scan this with your authenticator app:")
+                if let code = QRCode(setup.uri) {
+                    for line in code.terminalLines(colored: isatty(STDOUT_FILENO) == 1) { print(line) }
+                }
+                print("or add the account with the secret \(setup.secret)")
                 print("or the link \(setup.uri)")
                 print("Then run 'parley two-factor confirm <the code it shows>'.")
             }
@@ -65,6 +70,31 @@ struct TwoFactorCommand: AsyncParsableCommand {
                 try await options.signedInClient().twoFactor.disable(code: code)
                 print("Two-factor login is off.")
             }
+        }
+    }
+}
+
+extension QRCode {
+    /// The code in half-block characters, two rows of modules per line, with the four-module
+    /// light border scanners need. `colored` paints black on white whatever the terminal's
+    /// colours (a light-on-dark code is not read by every scanner); plain text draws dark
+    /// modules as blocks, for a light background.
+    func terminalLines(colored: Bool) -> [String] {
+        let border = 4
+        let span = -border..<size + border
+        func dark(_ row: Int, _ column: Int) -> Bool {
+            (0..<size).contains(row) && (0..<size).contains(column) && isDark(row: row, column: column)
+        }
+        return stride(from: -border, to: size + border, by: 2).map { row in
+            let cells = span.map { column -> String in
+                switch (dark(row, column), dark(row + 1, column)) {
+                case (true, true): "█"
+                case (true, false): "▀"
+                case (false, true): "▄"
+                case (false, false): " "
+                }
+            }.joined()
+            return colored ? "\u{1B}[30;47m" + cells + "\u{1B}[0m" : cells
         }
     }
 }

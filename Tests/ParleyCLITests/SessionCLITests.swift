@@ -51,6 +51,7 @@ extension CLITests {
                 word.count == 32 && word.allSatisfy { $0.isUppercase || $0.isNumber }
             })
         #expect(enabled.contains("otpauth://totp/Parley:alice?secret=\(secret)"), "\(enabled)")
+        #expect(enabled.components(separatedBy: "█▀▀▀▀▀█").count > 3, "a QR code: its three finders at least")
         let totp = TOTP(secret: try #require(Base32.decode(secret)))
         let wrong = try await laptop.run(["two-factor", "confirm", "000000"])
         #expect(wrong.status != 0 || totp.code(at: Self.nowMilliseconds) == "000000", "\(wrong)")
