@@ -36,11 +36,3 @@ final class SharedSecretSigner: Sendable {
         return made
     }
 }
-
-extension Data {
-    /// Base64url (RFC 4648 §5) without padding.
-    var base64URLEncoded: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-}

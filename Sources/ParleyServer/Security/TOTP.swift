@@ -97,11 +97,3 @@ public enum Base32 {
         return output
     }
 }
-
-extension Data {
-    /// Compares in time that does not depend on where the first difference is.
-    func constantTimeEquals(_ other: Data) -> Bool {
-        guard count == other.count else { return false }
-        return zip(self, other).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
-    }
-}
