@@ -53,7 +53,7 @@ import Testing
     /// lines are.
     @Test func noPasswordTokenCodeOrSecretReachesTheServersLog() async throws {
         let lines = LogCapture()
-        var logger = Logger(label: "parley-audit-test") { _ in lines }
+        var logger = Logger(label: "parley-audit-test") { _ in lines.handler }
         logger.logLevel = .trace
         let clock = TestClock(1_800_000_000_000)
         let secrets = try await withServer(clock: clock.wallClock, logger: logger) { api -> [String] in
@@ -103,22 +103,34 @@ import Testing
     }
 }
 
-/// Every log line, formatted with its metadata, from any task.
-final class LogCapture: LogHandler, @unchecked Sendable {
+/// Every log line, formatted with its metadata, from any task. The lines are shared by every
+/// handler made from it; each handler is a value with its own metadata, as `LogHandler`
+/// requires, because libraries (PostgresNIO among them) set metadata on their own copies of a
+/// logger from their own threads.
+final class LogCapture: Sendable {
     private let lines = Mutex<[String]>([])
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
 
     var text: String { lines.withLock { $0.joined(separator: "\n") } }
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
+    /// A handler that writes here.
+    var handler: Handler { Handler(capture: self) }
 
-    func log(event: LogEvent) {
-        let all = metadata.merging(event.metadata ?? [:]) { $1 }
-        let fields = all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        lines.withLock { $0.append("\(event.level) \(event.message) \(fields) \(event.source)") }
+    fileprivate func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    struct Handler: LogHandler {
+        let capture: LogCapture
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let all = metadata.merging(event.metadata ?? [:]) { $1 }
+            let fields = all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            capture.append("\(event.level) \(event.message) \(fields) \(event.source)")
+        }
     }
 }
