@@ -48,12 +48,21 @@ public struct Account: Codable, Hashable, Sendable {
     public var phone: String?
     /// Who may find them, and how (absent from servers older than it).
     public var privacy: PrivacySettings?
+    /// Whether a code sent to the email came back (absent from servers older than it).
+    public var emailVerified: Bool?
+    /// Whether a code sent to the phone came back (absent from servers older than it).
+    public var phoneVerified: Bool?
 
-    public init(user: User, email: String?, phone: String?, privacy: PrivacySettings? = nil) {
+    public init(
+        user: User, email: String?, phone: String?, privacy: PrivacySettings? = nil, emailVerified: Bool? = nil,
+        phoneVerified: Bool? = nil
+    ) {
         self.user = user
         self.email = email
         self.phone = phone
         self.privacy = privacy
+        self.emailVerified = emailVerified
+        self.phoneVerified = phoneVerified
     }
 }
 

@@ -4,6 +4,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
     case health, ready, openAPI, metrics
     case register, login, refresh, logout, listSessions, revokeSession, secondFactor
     case getTwoFactor, setUpTwoFactor, confirmTwoFactor, disableTwoFactor, changePassword, securityEvents
+    case requestVerification, confirmVerification, startPasswordReset, confirmPasswordReset
     case getMe, updateMe, getUser, getUserByUsername, getPrivacy, updatePrivacy, lookupUser, searchUsers
     case listConversations, createGroup, openDirect, getConversation, updateGroup, addMembers
     case updateMember, removeMember, transferGroup, dissolveGroup
@@ -26,7 +27,8 @@ public enum Endpoint: String, CaseIterable, Sendable {
             .transferGroup, .dissolveGroup, .createInviteLink, .useInvite, .resolveJoinRequest, .forwardMessage,
             .recallMessage, .deleteMessages, .markDelivered, .sendFriendRequest, .answerFriendRequest,
             .createFriendGroup, .startUpload, .completeUpload, .createFileLink, .secondFactor, .setUpTwoFactor,
-            .confirmTwoFactor, .disableTwoFactor, .changePassword:
+            .confirmTwoFactor, .disableTwoFactor, .changePassword, .requestVerification, .confirmVerification,
+            .startPasswordReset, .confirmPasswordReset:
             "POST"
         case .logout, .revokeSession, .removeMember, .revokeInviteLink, .removeContact, .unblockUser,
             .deleteFriendGroup, .removePushToken, .cancelUpload:
@@ -57,6 +59,10 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .disableTwoFactor: "/v1/me/two-factor/disable"
         case .changePassword: "/v1/me/password"
         case .securityEvents: "/v1/me/security-events"
+        case .requestVerification: "/v1/me/verification"
+        case .confirmVerification: "/v1/me/verification/confirm"
+        case .startPasswordReset: "/v1/password-reset"
+        case .confirmPasswordReset: "/v1/password-reset/confirm"
         case .getMe, .updateMe: "/v1/me"
         case .getUser: "/v1/users/{userId}"
         case .getUserByUsername: "/v1/users/by-username/{username}"
@@ -117,7 +123,8 @@ public enum Endpoint: String, CaseIterable, Sendable {
     public var requiresAuthentication: Bool {
         switch self {
         // A file is read with a token or with a signed link (checked by its handler).
-        case .health, .ready, .openAPI, .metrics, .register, .login, .refresh, .secondFactor, .webSocket, .getFile:
+        case .health, .ready, .openAPI, .metrics, .register, .login, .refresh, .secondFactor, .webSocket, .getFile,
+            .startPasswordReset, .confirmPasswordReset:
             false
         default: true
         }

@@ -61,6 +61,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     /// Changing the password with a current password that is wrong.
     public static let currentPasswordWrong = ErrorCode("current_password_wrong", 403)
     public static let tooManyAttempts = ErrorCode("too_many_attempts", 429)
+    /// Too many requests of one kind from this account or address; `Retry-After` says when to try again.
+    public static let rateLimited = ErrorCode("rate_limited", 429)
     // Sessions.
     public static let unauthenticated = ErrorCode("unauthenticated", 401)
     public static let invalidToken = ErrorCode("invalid_token", 401)
@@ -68,6 +70,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     // Two-factor login.
     /// A code from the authenticator app (or a recovery code) that is wrong, expired or used.
     public static let codeInvalid = ErrorCode("code_invalid", 400)
+    /// The email or phone a code would verify is missing, or verified already.
+    public static let nothingToVerify = ErrorCode("nothing_to_verify", 409)
     /// A second-factor challenge that is unknown, forged or expired: log in again.
     public static let challengeInvalid = ErrorCode("challenge_invalid", 401)
     public static let twoFactorEnabled = ErrorCode("two_factor_enabled", 409)
@@ -153,6 +157,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
             .uploadNotFound, .fileTooLarge, .fileTypeNotAllowed, .quotaExceeded, .tooManyUploads, .chunkInvalid,
             .uploadIncomplete, .fileMismatch, .rangeNotSatisfiable, .linkInvalid, .codeInvalid, .challengeInvalid,
             .twoFactorEnabled, .twoFactorNotEnabled, .twoFactorNotPending, .currentPasswordWrong,
+            .rateLimited, .nothingToVerify,
         ]
         return Dictionary(uniqueKeysWithValues: all.map { ($0.rawValue, $0.httpStatus) })
     }()

@@ -6,6 +6,12 @@ public struct SecurityEventKind: OpenStringValue {
     /// A device logged in (a new session).
     public static let login = SecurityEventKind(rawValue: "login")
     public static let passwordChanged = SecurityEventKind(rawValue: "password_changed")
+    /// The password was set anew with a code (`POST /v1/password-reset/confirm`).
+    public static let passwordReset = SecurityEventKind(rawValue: "password_reset")
+    public static let emailVerified = SecurityEventKind(rawValue: "email_verified")
+    public static let phoneVerified = SecurityEventKind(rawValue: "phone_verified")
+    public static let emailChanged = SecurityEventKind(rawValue: "email_changed")
+    public static let phoneChanged = SecurityEventKind(rawValue: "phone_changed")
     public static let twoFactorEnabled = SecurityEventKind(rawValue: "two_factor_enabled")
     public static let twoFactorDisabled = SecurityEventKind(rawValue: "two_factor_disabled")
     /// A recovery code stood in for the authenticator app.

@@ -23,7 +23,7 @@ import ParleyCore
 /// Domain failures are thrown as ``ParleyError``; anything else is an internal failure.
 public protocol ParleyStore: AccountStore, SessionStore, ConversationStore, GroupStore, MessageStore,
     MessageActionStore, SyncStore, ContactStore, PresenceStore, NotificationStore, SearchStore,
-    FileStore, TwoFactorStore, SecurityLogStore
+    FileStore, TwoFactorStore, SecurityLogStore, VerificationStore, RateLimitStore
 {
     /// Succeeds when the storage can serve reads and writes (readiness).
     func checkReady() async throws

@@ -195,6 +195,8 @@ extension UserRecord {
                 addMe: AddPolicy(rawValue: try row.text("add_me")),
                 messageFrom: MessagePolicy(rawValue: try row.text("message_from")),
                 presence: PresenceVisibility(rawValue: try row.text("presence"))),
-            createdAt: try row.int("created_at"))
+            createdAt: try row.int("created_at"),
+            emailVerifiedAt: row.contains("email_verified_at") ? try row.optionalInt("email_verified_at") : nil,
+            phoneVerifiedAt: row.contains("phone_verified_at") ? try row.optionalInt("phone_verified_at") : nil)
     }
 }

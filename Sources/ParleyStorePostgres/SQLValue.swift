@@ -5,6 +5,7 @@ enum SQLValue: Sendable {
     case int(Int64)
     case text(String)
     case bool(Bool)
+    case double(Double)
     case null
 
     init(_ value: String?) { self = value.map(SQLValue.text) ?? .null }
@@ -21,6 +22,7 @@ extension PostgresConnection {
             case .int(let number): binds.append(number)
             case .text(let text): binds.append(text)
             case .bool(let flag): binds.append(flag)
+            case .double(let number): binds.append(number)
             case .null: binds.appendNull()
             }
         }

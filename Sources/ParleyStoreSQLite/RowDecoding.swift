@@ -17,7 +17,8 @@ extension UserRecord {
                 findByNickname: Discoverability(rawValue: row["find_by_nickname"]),
                 addMe: AddPolicy(rawValue: row["add_me"]), messageFrom: MessagePolicy(rawValue: row["message_from"]),
                 presence: PresenceVisibility(rawValue: row["presence"])),
-            createdAt: row["created_at"])
+            createdAt: row["created_at"], emailVerifiedAt: row["email_verified_at"],
+            phoneVerifiedAt: row["phone_verified_at"])
     }
 }
 

@@ -405,6 +405,25 @@ enum SQLiteSchema {
                     CREATE INDEX security_events_by_user ON security_events (user_id, id);
                     """)
         }
+        migrator.registerMigration("v15") { db in
+            // Verification codes (as HMACs, one pending per user and purpose) and when each
+            // account's email and phone were verified.
+            try db.execute(
+                sql: """
+                    CREATE TABLE verification_codes (
+                        user_id INTEGER NOT NULL,
+                        purpose TEXT NOT NULL,
+                        destination TEXT NOT NULL,
+                        code_hash TEXT NOT NULL,
+                        sent_at INTEGER NOT NULL,
+                        expires_at INTEGER NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        PRIMARY KEY (user_id, purpose)
+                    );
+                    ALTER TABLE users ADD COLUMN email_verified_at INTEGER;
+                    ALTER TABLE users ADD COLUMN phone_verified_at INTEGER;
+                    """)
+        }
         return migrator
     }
 

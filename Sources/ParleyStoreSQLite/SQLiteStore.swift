@@ -25,6 +25,8 @@ public final class SQLiteStore: ParleyStore {
     let groupCommit = GroupCommit()
     /// Member lists by version, so that a send does not read them (filled after commits).
     let memberCache = MemberCache()
+    /// Rate limits: in memory, as the database serves this node alone.
+    let rateBuckets = RateBuckets()
     /// While a savepoint of ``inSavepointPublishingOnCommit(_:_:)`` runs, the actions it
     /// registers for the commit wait here. Only the writer touches it, one write at a time.
     private let heldActions = Mutex<[@Sendable () -> Void]?>(nil)

@@ -15,12 +15,18 @@ public struct UserRecord: Sendable, Hashable {
     public var region: String?
     public var privacy: PrivacySettings
     public var createdAt: Int64
+    /// When a code sent to the email (or phone) came back; nil while unverified.
+    public var emailVerifiedAt: Int64?
+    public var phoneVerifiedAt: Int64?
 
     public init(
         id: UserID, username: String, email: String?, phone: String?, passwordHash: String, nickname: String,
         signature: String, avatar: String? = nil, gender: Gender? = nil, birthday: String? = nil,
-        region: String? = nil, privacy: PrivacySettings = .defaults, createdAt: Int64
+        region: String? = nil, privacy: PrivacySettings = .defaults, createdAt: Int64, emailVerifiedAt: Int64? = nil,
+        phoneVerifiedAt: Int64? = nil
     ) {
+        self.emailVerifiedAt = emailVerifiedAt
+        self.phoneVerifiedAt = phoneVerifiedAt
         self.privacy = privacy
         self.id = id
         self.username = username
@@ -61,7 +67,12 @@ public struct UserRecord: Sendable, Hashable {
     }
 
     /// The profile with the owner-only fields.
-    public var account: Account { Account(user: user, email: email, phone: phone, privacy: privacy) }
+    public var account: Account {
+        Account(
+            user: user, email: email, phone: phone, privacy: privacy,
+            emailVerified: email.map { _ in emailVerifiedAt != nil },
+            phoneVerified: phone.map { _ in phoneVerifiedAt != nil })
+    }
 
     /// Whether `key` finds this user for `seeker`: always for themselves, else as their
     /// privacy settings say for that way of looking.
