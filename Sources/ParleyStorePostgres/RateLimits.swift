@@ -21,7 +21,8 @@ extension PostgresStore {
                     // Now and then, forget the buckets that filled up again (forgetting a full
                     // bucket changes nothing); each remembers its own rule.
                     try await connection.rows(
-                        "DELETE FROM rate_buckets WHERE tokens + GREATEST($1 - updated_at, 0) * refill >= burst", [.int(now)],
+                        "DELETE FROM rate_buckets WHERE tokens + GREATEST($1 - updated_at, 0) * refill >= burst",
+                        [.int(now)],
                         logger: self.logger)
                 }
                 return nil

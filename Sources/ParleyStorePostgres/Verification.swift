@@ -29,6 +29,14 @@ extension PostgresStore {
         }
     }
 
+    public func dropVerificationCode(of userId: UserID, purpose: VerificationPurpose, codeHash: String) async throws {
+        try await plain { connection in
+            try await connection.rows(
+                "DELETE FROM verification_codes WHERE user_id = $1 AND purpose = $2 AND code_hash = $3",
+                [.int(userId.rawValue), .text(purpose.rawValue), .text(codeHash)], logger: self.logger)
+        }
+    }
+
     public func verificationCode(of userId: UserID, purpose: VerificationPurpose) async throws
         -> VerificationCodeRecord?
     {

@@ -27,6 +27,14 @@ extension SQLiteStore {
         }
     }
 
+    public func dropVerificationCode(of userId: UserID, purpose: VerificationPurpose, codeHash: String) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "DELETE FROM verification_codes WHERE user_id = ? AND purpose = ? AND code_hash = ?",
+                arguments: [userId.rawValue, purpose.rawValue, codeHash])
+        }
+    }
+
     public func verificationCode(of userId: UserID, purpose: VerificationPurpose) async throws
         -> VerificationCodeRecord?
     {

@@ -28,7 +28,8 @@ public final class InProcessServer: Sendable {
 
     /// Starts a server and waits until it accepts connections.
     public static func start(
-        port: Int? = nil, dataDirectory: String? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
+        port: Int? = nil, dataDirectory: String? = nil, codes: (any CodeSender)? = nil,
+        configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> InProcessServer {
         var configuration = ServerConfiguration()
         // Port 0: the system picks a free one at bind time, so two tests starting at once
@@ -42,7 +43,9 @@ public final class InProcessServer: Sendable {
         var logger = Logger(label: "parley-test-server")
         logger.logLevel = .critical
         let (listening, announce) = AsyncStream<Int>.makeStream()
-        let app = try await buildApplication(configuration, logger: logger) { announce.yield($0) }
+        let app = try await buildApplication(configuration, logger: logger, codeSender: codes) {
+            announce.yield($0)
+        }
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         let task = Task {
             defer { announce.finish() }

@@ -22,6 +22,8 @@ public enum TestBackend {
     /// Points `configuration` at the test backend for `dataDirectory`: with PostgreSQL, the
     /// files go to the object store when one is running, as several nodes need.
     public static func configure(_ configuration: inout ServerConfiguration) {
+        // Tests register, log in and send far faster than people; those of the limits turn them on.
+        configuration.rateLimits = .off
         guard usesPostgres else { return }
         configuration.databaseURL = postgresURL
         configuration.databaseSchema = schema(for: configuration.dataDirectory)

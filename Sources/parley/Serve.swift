@@ -66,6 +66,24 @@ struct Serve: AsyncParsableCommand {
     )
     var corsOrigin: [String] = []
 
+    @Option(
+        help:
+            "A rate limit, NAME=BURST,COUNT/UNIT (units s, min, h, d) or NAME=off, or 'off' for none; repeat for several (PARLEY_RATE_LIMITS, separated by ;). Names: \(RateLimits.Name.allCases.map(\.rawValue).joined(separator: ", ")). Defaults: \(RateLimits.Name.allCases.compactMap { name in RateLimits.defaults[name].map { "\(name.rawValue)=\($0)" } }.joined(separator: " "))."
+    )
+    var rateLimit: [String] = []
+
+    @Option(
+        help:
+            "Where verification codes for emails go: log, smtp://user:pass@host:587?from=addr[&ca=file], smtps://…, or an https:// webhook (PARLEY_EMAIL_CODES; the SMTP password may be in PARLEY_SMTP_PASSWORD, a webhook's signing secret in PARLEY_CODE_WEBHOOK_SECRET). Default log."
+    )
+    var emailCodes: String?
+
+    @Option(
+        help:
+            "Where verification codes for phones go: log or an https:// webhook, e.g. an SMS gateway (PARLEY_PHONE_CODES). Default log."
+    )
+    var phoneCodes: String?
+
     @Option(help: "The member limit of new groups (PARLEY_MAX_GROUP_MEMBERS). Default 2000.")
     var maxGroupMembers: Int?
 
@@ -213,6 +231,22 @@ struct Serve: AsyncParsableCommand {
             }
         }
         configuration.corsOrigins = origins
+        let limits =
+            rateLimit.isEmpty
+            ? (environment["PARLEY_RATE_LIMITS"] ?? "").split(separator: ";").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }.filter { !$0.isEmpty } : rateLimit
+        for limit in limits {
+            if limit == "off" {
+                configuration.rateLimits = .off
+            } else if !configuration.rateLimits.apply(limit) {
+                throw ValidationError(
+                    "--rate-limit '\(limit)' must be NAME=BURST,COUNT/UNIT (e.g. send=50,10/s) or NAME=off, with NAME one of \(RateLimits.Name.allCases.map(\.rawValue).joined(separator: ", "))."
+                )
+            }
+        }
+        if let sender = setting(emailCodes, "PARLEY_EMAIL_CODES") { configuration.emailCodes = sender }
+        if let sender = setting(phoneCodes, "PARLEY_PHONE_CODES") { configuration.phoneCodes = sender }
         if let count = try integer(maxGroupMembers, "PARLEY_MAX_GROUP_MEMBERS", "group member limit", 2...100_000) {
             configuration.maxGroupMembers = count
         }

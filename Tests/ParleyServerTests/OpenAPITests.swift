@@ -49,7 +49,8 @@ import Testing
                 store: store, fanOut: store.fanOut, blobs: try DiskBlobStore(directory: makeTemporaryDirectory()),
                 workDirectory: makeTemporaryDirectory(), services: []),
             configuration: ServerConfiguration(),
-            clock: .system, logger: .init(label: "t"))
+            clock: .system, logger: .init(label: "t"),
+            codeSenders: CodeSenders(email: LogCodeSender(), phone: LogCodeSender()))
         let registry = parts.addRoutes(to: .init(context: ParleyRequestContext.self))
         #expect(registry.endpoints == Set(Endpoint.allCases))
         let connectionFrames: Set<ClientFrameType> = [.auth, .ping]

@@ -10,7 +10,27 @@ struct AccountController {
     func addRoutes(to routes: RouteRegistry) {
         routes.on(.register) { request, context in
             let body = try await request.decodeJSON(RegisterRequest.self, context: context)
-            return JSONResponse(try await accounts.register(body), status: .created)
+            return JSONResponse(try await accounts.register(body, ip: context.remoteIP), status: .created)
+        }
+        routes.on(.startPasswordReset) { request, context in
+            let body = try await request.decodeJSON(PasswordResetRequest.self, context: context)
+            return JSONResponse(try await accounts.startPasswordReset(body, ip: context.remoteIP), status: .accepted)
+        }
+        routes.on(.confirmPasswordReset) { request, context in
+            let body = try await request.decodeJSON(PasswordResetConfirmRequest.self, context: context)
+            try await accounts.confirmPasswordReset(body, ip: context.remoteIP)
+            return Response(status: .noContent)
+        }
+        routes.authenticated(.requestVerification) { request, context, identity in
+            let body = try await request.decodeJSON(VerificationCodeRequest.self, context: context)
+            return JSONResponse(
+                try await accounts.verification.request(body, for: identity.userId, ip: context.remoteIP),
+                status: .accepted)
+        }
+        routes.authenticated(.confirmVerification) { request, context, identity in
+            let body = try await request.decodeJSON(VerificationConfirmRequest.self, context: context)
+            return JSONResponse(
+                try await accounts.verification.confirm(body, for: identity.userId, ip: context.remoteIP))
         }
         routes.on(.login) { request, context in
             let body = try await request.decodeJSON(LoginRequest.self, context: context)

@@ -16,12 +16,17 @@ public struct AccountService: Sendable {
     /// What happens to accounts goes to the user's security log and, as structured lines with
     /// no secret in them, to this logger.
     let audit: SecurityAudit
+    /// Codes that verify an email or phone, replace one, or reset a password.
+    let verification: VerificationService
+    let limiter: RateLimiter
     /// Verified against when a login names no user, so that unknown and known logins take equally long.
     private let decoyHash: String
 
     init(
-        store: any ParleyStore, clock: WallClock, configuration: ServerConfiguration, words: WordFilter, logger: Logger
+        store: any ParleyStore, clock: WallClock, configuration: ServerConfiguration, words: WordFilter,
+        limiter: RateLimiter, codeSenders: CodeSenders, logger: Logger
     ) {
+        self.limiter = limiter
         self.words = words
         self.store = store
         self.clock = clock
@@ -32,6 +37,8 @@ public struct AccountService: Sendable {
         self.decoyHash = Bcrypt.hash("decoy-password", cost: configuration.bcryptCost)
         audit = SecurityAudit(store: store, clock: clock, logger: logger)
         twoFactor = TwoFactorService(store: store, clock: clock, configuration: configuration, audit: audit)
+        verification = VerificationService(
+            store: store, clock: clock, senders: codeSenders, limiter: limiter, audit: audit)
     }
 
     /// What a password login answers: a session, or a second step for two-factor login.
@@ -40,7 +47,7 @@ public struct AccountService: Sendable {
         case secondFactor(SecondFactorChallenge)
     }
 
-    func register(_ request: RegisterRequest) async throws -> Account {
+    func register(_ request: RegisterRequest, ip: String) async throws -> Account {
         try AccountRules.validateUsername(request.username)
         try AccountRules.validatePassword(request.password)
         if let email = request.email { try AccountRules.validateEmail(email) }
@@ -48,6 +55,7 @@ public struct AccountService: Sendable {
         if let nickname = request.nickname { try AccountRules.validateNickname(nickname) }
         try words.check(request.username, field: "username")
         if let nickname = request.nickname { try words.check(nickname, field: "nickname") }
+        try await limiter.take(.register, for: ip)
         let hash = try await hashPassword(request.password)
         let user = try await store.createUser(
             NewUser(
@@ -60,18 +68,13 @@ public struct AccountService: Sendable {
     /// an account with two-factor login gets a challenge for the second step instead of a
     /// session.
     func login(_ request: LoginRequest, ip: String) async throws -> LoginAnswer {
-        guard (1...AccountRules.emailMaxLength).contains(TextRules.length(request.login)),
-            !TextRules.containsControlCharacter(request.login)
-        else {
-            throw ParleyError(
-                .invalidField,
-                "'login' must be a username, email or phone of 1 to \(AccountRules.emailMaxLength) characters with no control characters."
-            )
-        }
+        try Self.checkLoginField(request.login)
         try AccountRules.validatePasswordForm(request.password)
         let device = try AccountRules.validateDeviceName(request.device ?? "unknown")
+        try await limiter.take(.login, for: ip)
         let user = try await store.findUser(login: request.login)
         let account = user.map { "user:\($0.id)" } ?? "login:\(AccountRules.canonicalUsername(request.login))"
+        try await limiter.take(.loginAccount, for: account)
         let attempt = try await throttle.begin(account: account, ip: ip, clock: clock)
         let valid: Bool
         do {
@@ -118,6 +121,54 @@ public struct AccountService: Sendable {
         let revoked = try await store.changePassword(
             of: user.id, to: hash, keeping: identity.sessionId, at: clock.now())
         try await audit.note(.passwordChanged, of: user.id, ip: ip, ["sessionsRevoked": "\(revoked)"])
+    }
+
+    /// Sends a code for setting a new password to the account's email (or, with none, its
+    /// phone). Answers the same whether or not `login` names an account, or one with an
+    /// address; a code asked for again within the resend interval is quietly not sent.
+    func startPasswordReset(_ request: PasswordResetRequest, ip: String) async throws -> PasswordResetStarted {
+        try Self.checkLoginField(request.login)
+        try await limiter.take(.codeIP, for: ip)
+        try await limiter.take(.code, for: "login:\(AccountRules.canonicalUsername(request.login))")
+        let expiresAt = clock.now() + VerificationRules.codeLifetimeMs
+        guard let user = try await store.findUser(login: request.login), let address = user.email ?? user.phone
+        else {
+            audit.log("password reset for no address", ["ip": "\(ip)"])
+            return PasswordResetStarted(expiresAt: expiresAt)
+        }
+        do {
+            try await verification.send(.resetPassword, to: address, for: user.id)
+        } catch is RetryLaterError {
+            // Sent moments ago: that code still works.
+        }
+        return PasswordResetStarted(expiresAt: expiresAt)
+    }
+
+    /// Sets a new password with a code from ``startPasswordReset(_:ip:)``; every session of
+    /// the account ends (two-factor login, if on, still asks for its code at the next login).
+    func confirmPasswordReset(_ request: PasswordResetConfirmRequest, ip: String) async throws {
+        try Self.checkLoginField(request.login)
+        try AccountRules.validatePassword(request.newPassword)
+        guard let user = try await store.findUser(login: request.login) else {
+            throw ParleyError(.codeInvalid, "No code is waiting for this; ask for a new one.")
+        }
+        let revoked = try await verification.use(request.code, of: user.id, for: .resetPassword) { codeHash in
+            try await store.resetPassword(
+                of: user.id, codeHash: codeHash, to: try await hashPassword(request.newPassword), at: clock.now())
+        }
+        try await audit.note(.passwordReset, of: user.id, ip: ip, ["sessionsRevoked": "\(revoked)"])
+    }
+
+    /// `login` names a user by username, email or phone: 1 to 254 characters, none a control character.
+    private static func checkLoginField(_ login: String) throws {
+        guard (1...AccountRules.emailMaxLength).contains(TextRules.length(login)),
+            !TextRules.containsControlCharacter(login)
+        else {
+            throw ParleyError(
+                .invalidField,
+                "'login' must be a username, email or phone of 1 to \(AccountRules.emailMaxLength) characters with no control characters."
+            )
+        }
     }
 
     /// The second step of a two-factor login: the challenge and a code open the session.

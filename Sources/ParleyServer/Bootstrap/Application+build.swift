@@ -12,11 +12,13 @@ import ServiceLifecycle
 /// Builds the Parley server: storage, services, HTTP routes and the WebSocket gateway.
 ///
 /// `parley serve` runs what this returns; tests run the same application in-process.
-/// `onListening` hears the port the server bound (the one chosen for port 0).
+/// `onListening` hears the port the server bound (the one chosen for port 0). `codeSender`,
+/// when given, delivers every verification code instead of the configured senders (tests).
 public func buildApplication(
     _ configuration: ServerConfiguration, clock: WallClock = .system, logger: Logger = Logger(label: "parley"),
-    onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    codeSender: (any CodeSender)? = nil, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
+    let codeSenders = try codeSender.map { CodeSenders(email: $0, phone: $0) } ?? CodeSenders(configuration)
     let words = try configuration.sensitiveWordsPath.map(WordFilter.init(path:)) ?? WordFilter()
     let storage = try await Storage.open(configuration, logger: logger)
     // After the last step that may fail: a reloader is registered until its service ends.
@@ -28,7 +30,8 @@ public func buildApplication(
             LogPusher(logger: logger)
         }
     let parts = ServerParts(
-        storage: storage, configuration: configuration, clock: clock, logger: logger, words: words, pusher: pusher)
+        storage: storage, configuration: configuration, clock: clock, logger: logger, words: words, pusher: pusher,
+        codeSenders: codeSenders)
 
     let securityHeaders = SecurityHeadersMiddleware(
         allowedOrigins: Set(configuration.corsOrigins), usesTLS: configuration.usesTLS)

@@ -70,6 +70,14 @@ public struct ServerConfiguration: Sendable {
     /// Origins (`https://chat.example.com`) whose browser pages may call the API (CORS);
     /// none by default.
     public var corsOrigins: [String] = []
+    /// How many requests of each kind an address or account may make (`--rate-limit`).
+    public var rateLimits = RateLimits.defaults
+    /// Where verification codes for emails go: `log` (the default), `smtp://…`, `smtps://…`,
+    /// or an `https://` webhook (`--email-codes`).
+    public var emailCodes = "log"
+    /// Where verification codes for phones go: `log` (the default) or an `https://` webhook
+    /// such as an SMS gateway's (`--phone-codes`).
+    public var phoneCodes = "log"
 
     public init() {}
 

@@ -39,10 +39,11 @@ struct ServerParts {
     /// hands notifications to a push service (by default, to the log).
     init(
         storage: Storage, configuration: ServerConfiguration, clock: WallClock, logger: Logger,
-        words: WordFilter = WordFilter(), pusher: (any Pusher)? = nil
+        words: WordFilter = WordFilter(), pusher: (any Pusher)? = nil, codeSenders: CodeSenders
     ) {
         let store = storage.store
         self.store = store
+        let limiter = RateLimiter(store: store, clock: clock, limits: configuration.rateLimits)
         let pushes = PushDispatcher(
             store: store, pusher: pusher ?? LogPusher(logger: logger), clock: clock, metrics: metrics, logger: logger)
         self.pushes = pushes
@@ -53,7 +54,8 @@ struct ServerParts {
         notificationController = NotificationController(
             notifications: NotificationService(store: store, clock: clock, pushes: pushes))
         accounts = AccountService(
-            store: store, clock: clock, configuration: configuration, words: words, logger: logger)
+            store: store, clock: clock, configuration: configuration, words: words, limiter: limiter,
+            codeSenders: codeSenders, logger: logger)
         accountController = AccountController(accounts: accounts, presence: presence)
         conversationController = ConversationController(
             conversations: ConversationService(
@@ -64,12 +66,13 @@ struct ServerParts {
         settingsController = SettingsController(settings: SettingsService(store: store, clock: clock))
         let files = FileService(
             store: store, blobs: storage.blobs, clock: clock, configuration: configuration.files,
-            links: FileLinkSigner(store: store), workDirectory: storage.workDirectory)
+            links: FileLinkSigner(store: store), workDirectory: storage.workDirectory, limiter: limiter)
         fileController = FileController(files: files, blobs: storage.blobs, accounts: accounts)
         fileSweeper = FileSweeper(
             store: store, blobs: storage.blobs, clock: clock, configuration: configuration.files,
             workDirectory: storage.workDirectory, logger: logger)
-        let messages = MessageService(store: store, clock: clock, metrics: metrics, pushes: pushes, files: files)
+        let messages = MessageService(
+            store: store, clock: clock, metrics: metrics, pushes: pushes, files: files, limiter: limiter)
         messageController = MessageController(messages: messages)
         messageActionController = MessageActionController(
             actions: MessageActionService(
@@ -81,7 +84,7 @@ struct ServerParts {
         contactController = ContactController(
             contacts: ContactService(
                 store: store, clock: clock, words: words, requestTTLMs: configuration.friendRequestTTLMs,
-                pushes: pushes))
+                pushes: pushes, limiter: limiter))
         frameHandlers = FrameHandlers(
             groupController.frameHandlers + messageController.frameHandlers + messageActionController.frameHandlers
                 + syncController.frameHandlers + typingController.frameHandlers)

@@ -11,6 +11,8 @@ struct ContactService: Sendable {
     let requestTTLMs: Int64
     /// Told of what may push to users with no device connected.
     let pushes: PushDispatcher
+    /// Counts each user's friend requests (`friend-request`).
+    let limiter: RateLimiter
 
     /// Asks `request.userId` to become friends (or befriends at once, see
     /// ``ContactStore/requestFriend(from:to:message:at:expiresAt:)``).
@@ -21,6 +23,7 @@ struct ContactService: Sendable {
         let message = try TextRules.paragraph(
             request.message ?? "", field: "message", maxLength: ContactLimits.maxRequestMessageLength)
         try words.check(message, field: "message")
+        try await limiter.take(.friendRequest, for: identity.userId)
         let now = clock.now()
         let sent = try await store.requestFriend(
             from: identity.userId, to: userId, message: message, at: now, expiresAt: now + requestTTLMs)

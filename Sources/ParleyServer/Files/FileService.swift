@@ -15,6 +15,8 @@ struct FileService: Sendable {
     let links: FileLinkSigner
     /// Where an upload's chunks are joined and checked before the file is stored.
     let workDirectory: String
+    /// Counts each user's uploads started (`upload`), instant ones too.
+    let limiter: RateLimiter
 
     // MARK: Uploads
 
@@ -27,6 +29,7 @@ struct FileService: Sendable {
             throw ParleyError(.fileTooLarge, "A \(kind.rawValue) may be at most \(limit) bytes.")
         }
         try checkType(request.mimeType, for: kind, declared: true)
+        try await limiter.take(.upload, for: identity.userId)
         let now = clock.now()
         if let existing = try await store.file(sha256: request.sha256), existing.size == request.size {
             try checkType(existing.mimeType, for: kind, declared: false)

@@ -12,6 +12,8 @@ struct MessageService: Sendable {
     let pushes: PushDispatcher
     /// Checks the files a message shows.
     let files: FileService
+    /// Counts each sender's messages (`send`).
+    let limiter: RateLimiter
 
     func send(_ request: SendMessageRequest, from identity: Identity, origin: ConnectionTag? = nil) async throws
         -> SendMessageResponse
@@ -21,6 +23,7 @@ struct MessageService: Sendable {
         try Self.validateKind(request.kind)
         let content = try MessageContent(kind: request.kind, content: request.content)
         try await files.checkFiles(of: content, kind: request.kind, sentBy: identity.userId)
+        try await limiter.take(.send, for: identity.userId)
         var replyTo: MessageID?
         if case .reply(_, let id, _) = content { replyTo = id }
         return try await commit(

@@ -138,7 +138,7 @@ struct WebSocketGateway: Sendable {
             try await dispatch(frame, on: connection)
         } catch {
             let parleyError =
-                ParleyError(requestFailure: error)
+                ParleyError(requestFailure: error) ?? (error as? RetryLaterError)?.error
                 ?? ParleyError(.internalError, "The server failed to handle the frame.")
             reply(connection, .error, id: frame.id, parleyError)
         }

@@ -36,6 +36,9 @@ public protocol VerificationStore: Sendable {
     /// answer is the earlier one's `sentAt`.
     func saveVerificationCode(_ code: VerificationCodeRecord, unlessSentAfter resendBarrier: Int64) async throws
         -> Int64?
+    /// Forgets the pending code of `userId` for `purpose` if it is still `codeHash` (one that
+    /// could not be delivered), so another may be asked for at once.
+    func dropVerificationCode(of userId: UserID, purpose: VerificationPurpose, codeHash: String) async throws
     /// The pending code of `userId` for `purpose`, expired or not.
     func verificationCode(of userId: UserID, purpose: VerificationPurpose) async throws -> VerificationCodeRecord?
     /// Counts a wrong try; the `maxAttempts`th ends the code. False when it ended.

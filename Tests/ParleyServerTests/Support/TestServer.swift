@@ -14,6 +14,7 @@ func withServer<Value: Sendable>(
     clock: WallClock = .system,
     configure: (inout ServerConfiguration) -> Void = { _ in },
     logger given: Logger? = nil,
+    codes: (any CodeSender)? = nil,
     _ body: @Sendable (TestAPI) async throws -> Value
 ) async throws -> Value {
     var configuration = ServerConfiguration()
@@ -28,7 +29,7 @@ func withServer<Value: Sendable>(
     var logger = Logger(label: "parley-test")
     logger.logLevel =
         ProcessInfo.processInfo.environment["PARLEY_TEST_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .critical
-    let app = try await buildApplication(configuration, clock: clock, logger: given ?? logger)
+    let app = try await buildApplication(configuration, clock: clock, logger: given ?? logger, codeSender: codes)
     return try await app.test(.live) { client in
         try await body(TestAPI(client: client, port: client.port!))
     }
