@@ -11,9 +11,9 @@ extension PostgresStore {
                 """
                 INSERT INTO rate_buckets AS b (key, tokens, updated_at, burst, refill) VALUES ($1, $2 - 1, $3, $2, $4)
                 ON CONFLICT (key) DO UPDATE SET
-                    tokens = LEAST($2, b.tokens + GREATEST($3 - b.updated_at, 0) * $4) - 1,
+                    tokens = GREATEST(LEAST($2, b.tokens + GREATEST($3 - b.updated_at, 0) * $4) - 1, 0),
                     updated_at = GREATEST(b.updated_at, $3), burst = $2, refill = $4
-                WHERE LEAST($2, b.tokens + GREATEST($3 - b.updated_at, 0) * $4) >= 1
+                WHERE LEAST($2, b.tokens + GREATEST($3 - b.updated_at, 0) * $4) >= 1 - \(TokenBucket.tolerance)
                 RETURNING tokens
                 """, [.text(key), .double(burst), .int(now), .double(perMillisecond)], logger: self.logger)
             guard taken.isEmpty else {

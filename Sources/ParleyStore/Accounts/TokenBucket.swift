@@ -4,6 +4,10 @@ public struct TokenBucket: Sendable, Hashable {
     public var tokens: Double
     public var updatedAt: Int64
 
+    /// How far below a whole token still counts as one: refills in floating point may land a
+    /// hair short (1,800,000 ms at 2 an hour gives 0.99999999…).
+    public static let tolerance = 1e-6
+
     public init(tokens: Double, updatedAt: Int64) {
         self.tokens = tokens
         self.updatedAt = updatedAt
@@ -13,8 +17,10 @@ public struct TokenBucket: Sendable, Hashable {
     public mutating func take(burst: Double, perMillisecond: Double, at now: Int64) -> Int64? {
         tokens = min(burst, tokens + Double(max(0, now - updatedAt)) * perMillisecond)
         updatedAt = max(updatedAt, now)
-        guard tokens >= 1 else { return max(1, Int64(((1 - tokens) / perMillisecond).rounded(.up))) }
-        tokens -= 1
+        guard tokens >= 1 - Self.tolerance else {
+            return max(1, Int64(((1 - Self.tolerance - tokens) / perMillisecond).rounded(.up)))
+        }
+        tokens = max(0, tokens - 1)
         return nil
     }
 
