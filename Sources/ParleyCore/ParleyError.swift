@@ -29,6 +29,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
     public var description: String { rawValue }
 
+    /// Whether the same request may succeed later unchanged: too many requests for now (429)
+    /// or a server failure (5xx), rather than something wrong with the request.
+    public var isTemporary: Bool { httpStatus == 429 || httpStatus >= 500 }
+
     // Malformed requests.
     public static let invalidJSON = ErrorCode("invalid_json", 400)
     public static let missingField = ErrorCode("missing_field", 400)

@@ -69,7 +69,7 @@ public struct Files: Sendable {
             let file: FileInfo = try await session.http(.completeUpload, upload.uploadId)
             try store.setValue(nil, for: key)
             return file
-        } catch let error as ParleyError where error.code.httpStatus < 500 {
+        } catch let error as ParleyError where !error.code.isTemporary {
             try store.setValue(nil, for: key)  // the server threw the upload away (the file changed meanwhile)
             throw error
         }

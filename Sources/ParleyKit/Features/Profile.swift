@@ -24,6 +24,28 @@ public struct Profile: Sendable {
             .changePassword, body: ChangePasswordRequest(currentPassword: current, newPassword: new))
     }
 
+    /// Sends a six-digit code: to the account's email or phone to verify it (`verify_email`,
+    /// `verify_phone`), or to a new one that is to replace it (`change_email`,
+    /// `change_phone`, with `destination`). Another for the same purpose may be asked for from
+    /// the answer's `resendAt` (`rate_limited` before).
+    @discardableResult
+    public func requestCode(_ purpose: VerificationPurpose, to destination: String? = nil) async throws
+        -> VerificationCodeSent
+    {
+        try await session.http(
+            .requestVerification, body: VerificationCodeRequest(purpose: purpose, destination: destination))
+    }
+
+    /// Uses a code from ``requestCode(_:to:)``: the address is verified, or replaces the old
+    /// one. `code_invalid` for a wrong, used or expired code (five wrong tries end it).
+    @discardableResult
+    public func confirmCode(_ code: String, for purpose: VerificationPurpose) async throws -> Account {
+        let account: Account = try await session.http(
+            .confirmVerification, body: VerificationConfirmRequest(purpose: purpose, code: code))
+        try store.saveUser(account.user)
+        return account
+    }
+
     /// Who may find this user, and how.
     public func privacy() async throws -> PrivacySettings {
         try await session.http(.getPrivacy)

@@ -6,8 +6,8 @@ import ParleyCore
 /// The work starts when the message is queued, so it runs while earlier messages are sent.
 /// The message waits for it at the head of the queue, and the messages queued after it wait
 /// behind it (the queue keeps its order). If the work throws, the message fails: not
-/// retryable when it threw a ``ParleyError`` the server answered with a 4xx status (it
-/// cannot succeed unchanged), retryable otherwise; a resend runs the work again.
+/// retryable when it threw a ``ParleyError`` the server answered with a 4xx status other than
+/// 429 (it cannot succeed unchanged), retryable otherwise; a resend runs the work again.
 ///
 /// Dependencies live in memory only: they are not persisted. An item queued with one that
 /// is still in the store after the process restarts is failed, not retryable, rather than

@@ -247,7 +247,7 @@ public actor SendQueue {
                     let response: SendMessageResponse = try await requests(.send, current.request, http: .sendMessage)
                     inFlight = nil
                     try commit(response.message)
-                } catch let error as ParleyError where error.code.httpStatus < 500 {
+                } catch let error as ParleyError where !error.code.isTemporary {
                     inFlight = nil
                     // A push may have acknowledged it meanwhile: a sent item stays sent, and
                     // its `sent` was published once already.
@@ -303,7 +303,7 @@ public actor SendQueue {
                 guard let updated = try store.markUploaded(id, file: file, as: stored.fileId) else { return .settled }
                 current = updated
                 before += size
-            } catch let error as ParleyError where error.code.httpStatus < 500 {
+            } catch let error as ParleyError where !error.code.isTemporary {
                 return fail(id, reason: error.message, rejection: error)
             } catch {
                 guard let still = try? store.outboxItem(id) else { return .settled }  // cancelled
@@ -380,7 +380,7 @@ public actor SendQueue {
                 try await work()
                 outcome = .done
             } catch let error as ParleyError {
-                outcome = .failed(reason: error.message, retryable: error.code.httpStatus >= 500)
+                outcome = .failed(reason: error.message, retryable: error.code.isTemporary)
             } catch {
                 outcome = .failed(reason: "\(error)", retryable: true)
             }

@@ -57,6 +57,21 @@ public actor Session {
         return try signIn(tokens)
     }
 
+    /// Sends a code for setting a new password to the email (or phone) of the account `login`
+    /// names; the answer is the same whether or not it names one. Needs no session.
+    @discardableResult
+    public func requestPasswordReset(login: String) async throws -> PasswordResetStarted {
+        try await api.call(.startPasswordReset, body: PasswordResetRequest(login: login))
+    }
+
+    /// Sets a new password with the code ``requestPasswordReset(login:)`` sent; every session
+    /// of the account ends (this device's too: log in again with the new password).
+    public func resetPassword(login: String, code: String, newPassword: String) async throws {
+        let _: APIClient.Empty = try await api.call(
+            .confirmPasswordReset, body: PasswordResetConfirmRequest(login: login, code: code, newPassword: newPassword)
+        )
+    }
+
     /// Writes this session into another store, which then opens signed in.
     public func copy(to other: ClientStore) throws {
         guard let stored else { throw ParleyError(.unauthenticated, "Not logged in.") }
