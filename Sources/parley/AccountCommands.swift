@@ -73,8 +73,8 @@ struct WhoAmI: AsyncParsableCommand {
             let client = try await options.signedInClient()
             let account: Account = try await client.session.http(.getMe)
             var line = "\(account.user.username) (id \(account.user.id), nickname \(account.user.nickname))"
-            if let email = account.email { line += ", \(email)" }
-            if let phone = account.phone { line += ", \(phone)" }
+            if let email = account.email { line += ", \(email)" + (account.emailVerified == true ? " (verified)" : "") }
+            if let phone = account.phone { line += ", \(phone)" + (account.phoneVerified == true ? " (verified)" : "") }
             print(line + " on \(options.serverURL)")
         }
     }

@@ -12,7 +12,7 @@ struct Parley: AsyncParsableCommand {
             Recall.self, Clear.self, ProfileCommand.self, SearchUser.self, Privacy.self, Friends.self, Friend.self,
             Block.self, Unblock.self, Group.self, Chat.self, PresenceCommand.self, DoNotDisturb.self,
             NotificationsCommand.self, SearchCommand.self, SendFile.self, Download.self, SessionsCommand.self,
-            TwoFactorCommand.self, ChangePassword.self,
+            TwoFactorCommand.self, ChangePassword.self, ResetPassword.self, Verify.self, ChangeAddress.self,
             Bench.self,
         ])
 }
