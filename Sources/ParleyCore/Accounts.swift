@@ -12,11 +12,15 @@ public struct User: Codable, Hashable, Sendable {
     /// An ISO 3166-1 alpha-2 country code, optionally with an ISO 3166-2 subdivision (`CN-GD`).
     public var region: String?
     public var createdAt: Int64
+    /// True once the account was deleted: its messages stay, under the name "Deleted account"
+    /// (`username` is then `deleted-<id>`, which no one can register). Absent otherwise.
+    public var deleted: Bool?
 
     public init(
         id: UserID, username: String, nickname: String, signature: String, avatar: String? = nil,
-        gender: Gender? = nil, birthday: String? = nil, region: String? = nil, createdAt: Int64
+        gender: Gender? = nil, birthday: String? = nil, region: String? = nil, createdAt: Int64, deleted: Bool? = nil
     ) {
+        self.deleted = deleted
         self.id = id
         self.username = username
         self.nickname = nickname
@@ -117,6 +121,22 @@ public struct ChangePasswordRequest: Codable, Sendable, StrictDecodable {
     public init(currentPassword: String, newPassword: String) {
         self.currentPassword = currentPassword
         self.newPassword = newPassword
+    }
+}
+
+/// `POST /v1/me/delete`: the password (and, with two-factor login on, a code from the app or
+/// a recovery code) confirms it.
+public struct DeleteAccountRequest: Codable, Sendable, StrictDecodable {
+    public var password: String
+    public var code: String?
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case password, code
+    }
+
+    public init(password: String, code: String? = nil) {
+        self.password = password
+        self.code = code
     }
 }
 

@@ -4,7 +4,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
     case health, ready, openAPI, metrics
     case register, login, refresh, logout, listSessions, revokeSession, secondFactor
     case getTwoFactor, setUpTwoFactor, confirmTwoFactor, disableTwoFactor, changePassword, securityEvents
-    case requestVerification, confirmVerification, startPasswordReset, confirmPasswordReset
+    case requestVerification, confirmVerification, startPasswordReset, confirmPasswordReset, deleteAccount
     case getMe, updateMe, getUser, getUserByUsername, getPrivacy, updatePrivacy, lookupUser, searchUsers
     case listConversations, createGroup, openDirect, getConversation, updateGroup, addMembers
     case updateMember, removeMember, transferGroup, dissolveGroup
@@ -28,7 +28,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
             .recallMessage, .deleteMessages, .markDelivered, .sendFriendRequest, .answerFriendRequest,
             .createFriendGroup, .startUpload, .completeUpload, .createFileLink, .secondFactor, .setUpTwoFactor,
             .confirmTwoFactor, .disableTwoFactor, .changePassword, .requestVerification, .confirmVerification,
-            .startPasswordReset, .confirmPasswordReset:
+            .startPasswordReset, .confirmPasswordReset, .deleteAccount:
             "POST"
         case .logout, .revokeSession, .removeMember, .revokeInviteLink, .removeContact, .unblockUser,
             .deleteFriendGroup, .removePushToken, .cancelUpload:
@@ -63,6 +63,7 @@ public enum Endpoint: String, CaseIterable, Sendable {
         case .confirmVerification: "/v1/me/verification/confirm"
         case .startPasswordReset: "/v1/password-reset"
         case .confirmPasswordReset: "/v1/password-reset/confirm"
+        case .deleteAccount: "/v1/me/delete"
         case .getMe, .updateMe: "/v1/me"
         case .getUser: "/v1/users/{userId}"
         case .getUserByUsername: "/v1/users/by-username/{username}"

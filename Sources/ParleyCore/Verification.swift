@@ -18,7 +18,8 @@ public struct VerificationPurpose: OpenStringValue {
     /// The purposes a signed-in user asks codes for (`POST /v1/me/verification`).
     public static let forAccount: [VerificationPurpose] = [.verifyEmail, .verifyPhone, .changeEmail, .changePhone]
 
-    /// Where its code goes: an email or a phone.
+    /// Where its code goes: an email or a phone. (A `reset_password` code goes to the
+    /// account's email, or to its phone when it has no email.)
     public var channel: VerificationChannel {
         self == .verifyPhone || self == .changePhone ? .phone : .email
     }

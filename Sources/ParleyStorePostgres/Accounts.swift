@@ -92,6 +92,37 @@ extension PostgresStore {
         }
     }
 
+    public func deleteAccount(_ userId: UserID, at now: Int64) async throws -> Bool {
+        try await write { connection, notes in
+            let name = DeletedAccount.username(of: userId)
+            let deleted = try await connection.rows(
+                """
+                UPDATE users SET username = $1, username_key = $1, email = NULL, phone = NULL, password_hash = $2,
+                    nickname = $3, nickname_folded = $4, signature = '', avatar = NULL, gender = NULL,
+                    birthday = NULL, region = NULL, find_by_username = 'nobody', find_by_email = 'nobody',
+                    find_by_phone = 'nobody', find_by_nickname = 'nobody', add_me = 'nobody',
+                    message_from = 'friends', presence = 'nobody', email_verified_at = NULL,
+                    phone_verified_at = NULL, deleted_at = $5
+                WHERE id = $6 AND deleted_at IS NULL
+                RETURNING id
+                """,
+                [
+                    .text(name), .text(DeletedAccount.passwordHash), .text(DeletedAccount.nickname),
+                    .text(SearchText.fold(DeletedAccount.nickname)), .int(now), .int(userId.rawValue),
+                ], logger: self.logger)
+            guard !deleted.isEmpty else { return false }
+            let revoked = try await connection.rows(
+                "UPDATE sessions SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL RETURNING id",
+                [.int(now), .int(userId.rawValue)], logger: self.logger)
+            for row in revoked { notes.add(ChangeNote(session: try row.int("id"))) }
+            for table in DeletedAccount.droppedTables {
+                try await connection.rows(
+                    "DELETE FROM \(table) WHERE user_id = $1", [.int(userId.rawValue)], logger: self.logger)
+            }
+            return true
+        }
+    }
+
     public func updatePrivacy(userId: UserID, _ update: UpdatePrivacyRequest, at now: Int64) async throws
         -> UserRecord
     {
@@ -197,6 +228,7 @@ extension UserRecord {
                 presence: PresenceVisibility(rawValue: try row.text("presence"))),
             createdAt: try row.int("created_at"),
             emailVerifiedAt: row.contains("email_verified_at") ? try row.optionalInt("email_verified_at") : nil,
-            phoneVerifiedAt: row.contains("phone_verified_at") ? try row.optionalInt("phone_verified_at") : nil)
+            phoneVerifiedAt: row.contains("phone_verified_at") ? try row.optionalInt("phone_verified_at") : nil,
+            deletedAt: row.contains("deleted_at") ? try row.optionalInt("deleted_at") : nil)
     }
 }

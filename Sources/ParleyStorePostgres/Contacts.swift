@@ -343,12 +343,12 @@ extension PostgresStore {
         return blocked
     }
 
-    /// Checks that `sender` may send `peer` a direct message (``ContactRules/checkCanMessage(peerPolicy:friends:senderBlockedPeer:peerBlockedSender:)``).
+    /// Checks that `sender` may send `peer` a direct message (``ContactRules/checkCanMessage(peerPolicy:friends:senderBlockedPeer:peerBlockedSender:peerDeleted:)``).
     func checkCanMessage(_ connection: PostgresConnection, from sender: UserID, to peer: UserID) async throws {
         guard
             let row = try await connection.rows(
                 """
-                SELECT u.message_from,
+                SELECT u.message_from, u.deleted_at IS NOT NULL AS deleted,
                     EXISTS (SELECT 1 FROM blocks WHERE blocker_id = $1 AND blocked_id = $2) AS sender_blocked,
                     EXISTS (SELECT 1 FROM blocks WHERE blocker_id = $2 AND blocked_id = $1) AS peer_blocked,
                     EXISTS (SELECT 1 FROM contacts WHERE owner_id = $2 AND friend_id = $1) AS friends
@@ -359,7 +359,8 @@ extension PostgresStore {
         else { return }
         try ContactRules.checkCanMessage(
             peerPolicy: MessagePolicy(rawValue: try row.text("message_from")), friends: try row.bool("friends"),
-            senderBlockedPeer: try row.bool("sender_blocked"), peerBlockedSender: try row.bool("peer_blocked"))
+            senderBlockedPeer: try row.bool("sender_blocked"), peerBlockedSender: try row.bool("peer_blocked"),
+            peerDeleted: try row.bool("deleted"))
     }
 
     /// Announces `contact.updated` with `user`'s new profile to everyone who has them as a friend.

@@ -364,15 +364,19 @@ enum PostgresSchema {
             version: 16,
             sql: [
                 // Verification codes (as HMACs, one pending per user and purpose), when each
-                // account's email and phone were verified, and the rate limits' token buckets
-                // that every node shares (unlogged: a crash only forgets some).
+                // account's email and phone were verified and an account was deleted, and the
+                // rate limits' token buckets that every node shares (unlogged: a crash only forgets
+                // some).
                 """
                 CREATE TABLE verification_codes (
                     user_id BIGINT NOT NULL, purpose TEXT NOT NULL, destination TEXT NOT NULL, code_hash TEXT NOT NULL,
                     sent_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, attempts INT NOT NULL DEFAULT 0,
                     PRIMARY KEY (user_id, purpose))
                 """,
-                "ALTER TABLE users ADD COLUMN email_verified_at BIGINT, ADD COLUMN phone_verified_at BIGINT",
+                """
+                ALTER TABLE users ADD COLUMN email_verified_at BIGINT, ADD COLUMN phone_verified_at BIGINT,
+                    ADD COLUMN deleted_at BIGINT
+                """,
                 """
                 CREATE UNLOGGED TABLE rate_buckets (
                     key TEXT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL, updated_at BIGINT NOT NULL,

@@ -91,6 +91,35 @@ extension SQLiteStore {
         }
     }
 
+    public func deleteAccount(_ userId: UserID, at now: Int64) async throws -> Bool {
+        try await pool.write { db in
+            let name = DeletedAccount.username(of: userId)
+            try db.execute(
+                sql: """
+                    UPDATE users SET username = ?, username_key = ?, email = NULL, phone = NULL, password_hash = ?,
+                        nickname = ?, nickname_folded = ?, signature = '', avatar = NULL, gender = NULL,
+                        birthday = NULL, region = NULL, find_by_username = 'nobody', find_by_email = 'nobody',
+                        find_by_phone = 'nobody', find_by_nickname = 'nobody', add_me = 'nobody',
+                        message_from = 'friends', presence = 'nobody', email_verified_at = NULL,
+                        phone_verified_at = NULL, deleted_at = ?
+                    WHERE id = ? AND deleted_at IS NULL
+                    """,
+                arguments: [
+                    name, name, DeletedAccount.passwordHash, DeletedAccount.nickname,
+                    SearchText.fold(DeletedAccount.nickname), now, userId.rawValue,
+                ])
+            guard db.changesCount == 1 else { return false }
+            let revoked = try Int64.fetchAll(
+                db, sql: "UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL RETURNING id",
+                arguments: [now, userId.rawValue])
+            for id in revoked { self.publishAfterCommit(db, .sessionRevoked(SessionID(id))) }
+            for table in DeletedAccount.droppedTables {
+                try db.execute(sql: "DELETE FROM \(table) WHERE user_id = ?", arguments: [userId.rawValue])
+            }
+            return true
+        }
+    }
+
     public func updatePrivacy(userId: UserID, _ update: UpdatePrivacyRequest, at now: Int64) async throws
         -> UserRecord
     {

@@ -319,13 +319,13 @@ extension SQLiteStore {
         return blocked
     }
 
-    /// Checks that `sender` may send `peer` a direct message (``ContactRules/checkCanMessage(peerPolicy:friends:senderBlockedPeer:peerBlockedSender:)``).
+    /// Checks that `sender` may send `peer` a direct message (``ContactRules/checkCanMessage(peerPolicy:friends:senderBlockedPeer:peerBlockedSender:peerDeleted:)``).
     func checkCanMessage(_ db: Database, from sender: UserID, to peer: UserID) throws {
         guard
             let row = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT u.message_from,
+                        SELECT u.message_from, u.deleted_at IS NOT NULL AS deleted,
                             EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ?1 AND blocked_id = ?2) AS sender_blocked,
                             EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ?2 AND blocked_id = ?1) AS peer_blocked,
                             EXISTS (SELECT 1 FROM contacts WHERE owner_id = ?2 AND friend_id = ?1) AS friends
@@ -335,7 +335,7 @@ extension SQLiteStore {
         else { return }
         try ContactRules.checkCanMessage(
             peerPolicy: MessagePolicy(rawValue: row["message_from"]), friends: row["friends"],
-            senderBlockedPeer: row["sender_blocked"], peerBlockedSender: row["peer_blocked"])
+            senderBlockedPeer: row["sender_blocked"], peerBlockedSender: row["peer_blocked"], peerDeleted: row["deleted"])
     }
 
     /// Announces `contact.updated` with `user`'s new profile to everyone who has them as a friend.

@@ -18,7 +18,7 @@ extension UserRecord {
                 addMe: AddPolicy(rawValue: row["add_me"]), messageFrom: MessagePolicy(rawValue: row["message_from"]),
                 presence: PresenceVisibility(rawValue: row["presence"])),
             createdAt: row["created_at"], emailVerifiedAt: row["email_verified_at"],
-            phoneVerifiedAt: row["phone_verified_at"])
+            phoneVerifiedAt: row["phone_verified_at"], deletedAt: row["deleted_at"])
     }
 }
 

@@ -406,8 +406,8 @@ enum SQLiteSchema {
                     """)
         }
         migrator.registerMigration("v15") { db in
-            // Verification codes (as HMACs, one pending per user and purpose) and when each
-            // account's email and phone were verified.
+            // Verification codes (as HMACs, one pending per user and purpose), when each
+            // account's email and phone were verified, and when an account was deleted.
             try db.execute(
                 sql: """
                     CREATE TABLE verification_codes (
@@ -422,6 +422,7 @@ enum SQLiteSchema {
                     );
                     ALTER TABLE users ADD COLUMN email_verified_at INTEGER;
                     ALTER TABLE users ADD COLUMN phone_verified_at INTEGER;
+                    ALTER TABLE users ADD COLUMN deleted_at INTEGER;
                     """)
         }
         return migrator

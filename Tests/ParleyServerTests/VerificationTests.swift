@@ -220,6 +220,7 @@ import Testing
             }
             #expect(inbox.messages.map(\.to) == ["dave@example.com", "+8613800000009"])
             #expect(inbox.messages.allSatisfy { $0.purpose == .resetPassword })
+            #expect(inbox.messages.map(\.channel) == [.email, .phone], "a phone-only account gets a text message")
             let code = try #require(inbox.code(to: "dave@example.com"))
             // Asked again at once: the same answer, and no second code.
             #expect(try await Self.post(api, "/v1/password-reset", PasswordResetRequest(login: "dave")).status == 202)

@@ -50,6 +50,11 @@ struct AccountController {
             try await accounts.changePassword(body, by: identity, ip: context.remoteIP)
             return Response(status: .noContent)
         }
+        routes.authenticated(.deleteAccount) { request, context, identity in
+            let body = try await request.decodeJSON(DeleteAccountRequest.self, context: context)
+            try await accounts.deleteAccount(body, by: identity, ip: context.remoteIP)
+            return Response(status: .noContent)
+        }
         routes.authenticated(.securityEvents) { request, _, identity in
             let limit = try request.uri.queryParameters.get("limit").map {
                 guard let limit = Int($0), (1...SecurityAudit.maxPage).contains(limit) else {

@@ -72,7 +72,7 @@ public struct AccountService: Sendable {
         try AccountRules.validatePasswordForm(request.password)
         let device = try AccountRules.validateDeviceName(request.device ?? "unknown")
         try await limiter.take(.login, for: ip)
-        let user = try await store.findUser(login: request.login)
+        let user = try await store.findUser(login: request.login).flatMap { $0.deletedAt == nil ? $0 : nil }
         let account = user.map { "user:\($0.id)" } ?? "login:\(AccountRules.canonicalUsername(request.login))"
         try await limiter.take(.loginAccount, for: account)
         let attempt = try await throttle.begin(account: account, ip: ip, clock: clock)
@@ -101,22 +101,7 @@ public struct AccountService: Sendable {
     func changePassword(_ request: ChangePasswordRequest, by identity: Identity, ip: String) async throws {
         try AccountRules.validatePasswordForm(request.currentPassword)
         try AccountRules.validatePassword(request.newPassword)
-        guard let user = try await store.user(id: identity.userId) else {
-            throw ParleyError(.userNotFound, "Your account no longer exists.")
-        }
-        let attempt = try await throttle.begin(account: "user:\(user.id)", ip: ip, clock: clock)
-        let valid: Bool
-        do {
-            valid = try await verifyPassword(request.currentPassword, hash: user.passwordHash)
-        } catch {
-            throttle.finish(attempt, .abandoned, now: clock.now())
-            throw error
-        }
-        throttle.finish(attempt, valid ? .succeeded : .failed, now: clock.now())
-        guard valid else {
-            audit.log("password change refused", ["user": "\(user.id)", "ip": "\(ip)"])
-            throw ParleyError(.currentPasswordWrong, "The current password is wrong.")
-        }
+        let user = try await checkPassword(request.currentPassword, of: identity, ip: ip, for: "password change")
         let hash = try await hashPassword(request.newPassword)
         let revoked = try await store.changePassword(
             of: user.id, to: hash, keeping: identity.sessionId, at: clock.now())
@@ -131,13 +116,15 @@ public struct AccountService: Sendable {
         try await limiter.take(.codeIP, for: ip)
         try await limiter.take(.code, for: "login:\(AccountRules.canonicalUsername(request.login))")
         let expiresAt = clock.now() + VerificationRules.codeLifetimeMs
-        guard let user = try await store.findUser(login: request.login), let address = user.email ?? user.phone
+        guard let user = try await store.findUser(login: request.login), user.deletedAt == nil,
+            let address = user.email ?? user.phone
         else {
             audit.log("password reset for no address", ["ip": "\(ip)"])
             return PasswordResetStarted(expiresAt: expiresAt)
         }
         do {
-            try await verification.send(.resetPassword, to: address, for: user.id)
+            try await verification.send(
+                .resetPassword, to: address, by: user.email == nil ? .phone : .email, for: user.id)
         } catch is RetryLaterError {
             // Sent moments ago: that code still works.
         }
@@ -169,6 +156,44 @@ public struct AccountService: Sendable {
                 "'login' must be a username, email or phone of 1 to \(AccountRules.emailMaxLength) characters with no control characters."
             )
         }
+    }
+
+    /// Deletes the caller's account, given its password (and a code when two-factor login is
+    /// on): it leaves every group (handing a group it owns to the next admin, else the longest
+    /// member, or dissolving it when alone), drops its friends, requests, blocks and friend
+    /// groups, then ends as ``AccountStore/deleteAccount(_:at:)`` says. Each step is its own
+    /// transaction and may be run again: a deletion cut short is finished by asking again.
+    func deleteAccount(_ request: DeleteAccountRequest, by identity: Identity, ip: String) async throws {
+        try AccountRules.validatePasswordForm(request.password)
+        let user = try await checkPassword(request.password, of: identity, ip: ip, for: "account deletion")
+        try await twoFactor.verify(request.code, for: user.id, ip: ip)
+        try await AccountDeletion(store: store, clock: clock).leaveEverything(user.id)
+        guard try await store.deleteAccount(user.id, at: clock.now()) else { return }
+        audit.log("account deleted", ["user": "\(user.id)", "ip": "\(ip)"])
+    }
+
+    /// Checks the caller's own password, counting a wrong one as a failed login of the account
+    /// (``LoginThrottle``), so that a stolen session cannot guess it.
+    private func checkPassword(_ password: String, of identity: Identity, ip: String, for action: String) async throws
+        -> UserRecord
+    {
+        guard let user = try await store.user(id: identity.userId), user.deletedAt == nil else {
+            throw ParleyError(.userNotFound, "Your account no longer exists.")
+        }
+        let attempt = try await throttle.begin(account: "user:\(user.id)", ip: ip, clock: clock)
+        let valid: Bool
+        do {
+            valid = try await verifyPassword(password, hash: user.passwordHash)
+        } catch {
+            throttle.finish(attempt, .abandoned, now: clock.now())
+            throw error
+        }
+        throttle.finish(attempt, valid ? .succeeded : .failed, now: clock.now())
+        guard valid else {
+            audit.log("\(action) refused", ["user": "\(user.id)", "ip": "\(ip)"])
+            throw ParleyError(.currentPasswordWrong, "The password is wrong.")
+        }
+        return user
     }
 
     /// The second step of a two-factor login: the challenge and a code open the session.

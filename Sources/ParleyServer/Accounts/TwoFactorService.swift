@@ -74,6 +74,17 @@ struct TwoFactorService: Sendable {
         if try await store.disableTwoFactor(userId) { try await audit.note(.twoFactorDisabled, of: userId, ip: ip) }
     }
 
+    /// Checks a code for an action that needs one when two-factor login is on (deleting the
+    /// account); with it off, there is nothing to check.
+    func verify(_ code: String?, for userId: UserID, ip: String) async throws {
+        guard let record = try await store.twoFactor(of: userId), record.enabledAt != nil else { return }
+        guard let code else {
+            throw ParleyError(
+                .missingField, "Give 'code': a code from your authenticator app or a recovery code.")
+        }
+        try await check(code, record, ip: ip)
+    }
+
     /// Whether a login of `userId` needs a second step.
     func isEnabled(for userId: UserID) async throws -> Bool {
         try await store.twoFactor(of: userId)?.enabledAt != nil

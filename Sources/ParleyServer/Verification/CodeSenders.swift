@@ -29,7 +29,9 @@ struct CodeSenders: Sendable {
         if setting.hasPrefix("http://") || setting.hasPrefix("https://") {
             return try WebhookCodeSender(url: setting, secret: environment["PARLEY_CODE_WEBHOOK_SECRET"])
         }
-        // SMTP-MERGE
+        if channel == .email, setting.hasPrefix("smtp://") || setting.hasPrefix("smtps://") {
+            return try SMTPCodeSender(url: setting, environment: environment)
+        }
         let kinds =
             channel == .email ? "'log', smtp://…, smtps://… or an https:// webhook" : "'log' or an https:// webhook"
         throw CodeSenderConfigurationError("Codes for \(channel)s go to \(kinds); '\(setting)' is none of these.")

@@ -35,7 +35,8 @@ struct VerificationService: Sendable {
             throw ParleyError(.userNotFound, "Your account no longer exists.")
         }
         return try await send(
-            purpose, to: try await destination(of: purpose, given: request.destination, user: user), for: userId)
+            purpose, to: try await destination(of: purpose, given: request.destination, user: user),
+            by: purpose.channel, for: userId)
     }
 
     /// Uses a code asked for with ``request(_:for:ip:)``: answers the account with the address
@@ -59,9 +60,9 @@ struct VerificationService: Sendable {
     /// Sends a code for `purpose` to `destination`, unless one went out less than the resend
     /// interval ago: then throws `rate_limited` (a ``RetryLaterError``).
     @discardableResult
-    func send(_ purpose: VerificationPurpose, to destination: String, for userId: UserID) async throws
-        -> VerificationCodeSent
-    {
+    func send(
+        _ purpose: VerificationPurpose, to destination: String, by channel: VerificationChannel, for userId: UserID
+    ) async throws -> VerificationCodeSent {
         let now = clock.now()
         let code = Self.makeCode()
         let hash = try await hash(code, of: userId, for: purpose, to: destination)
@@ -79,7 +80,6 @@ struct VerificationService: Sendable {
                     until: resendAt),
                 afterSeconds: seconds)
         }
-        let channel = purpose.channel
         do {
             try await senders.sender(for: channel).send(
                 CodeMessage(

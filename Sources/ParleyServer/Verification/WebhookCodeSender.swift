@@ -63,7 +63,7 @@ public struct WebhookCodeSender: CodeSender {
     }
 
     /// The hex HMAC-SHA256 of `<timestamp>.<body>` under `secret`: what a receiver recomputes.
-    static func signature(of body: Data, at timestamp: String, secret: String) -> String {
+    public static func signature(of body: Data, at timestamp: String, secret: String) -> String {
         let mac = HMAC<SHA256>.authenticationCode(
             for: Data((timestamp + ".").utf8) + body, using: SymmetricKey(data: Data(secret.utf8)))
         return mac.map { String(format: "%02x", $0) }.joined()

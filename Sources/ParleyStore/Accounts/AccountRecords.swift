@@ -18,13 +18,16 @@ public struct UserRecord: Sendable, Hashable {
     /// When a code sent to the email (or phone) came back; nil while unverified.
     public var emailVerifiedAt: Int64?
     public var phoneVerifiedAt: Int64?
+    /// When the account was deleted (``AccountStore/deleteAccount(_:at:)``); nil while it lives.
+    public var deletedAt: Int64?
 
     public init(
         id: UserID, username: String, email: String?, phone: String?, passwordHash: String, nickname: String,
         signature: String, avatar: String? = nil, gender: Gender? = nil, birthday: String? = nil,
         region: String? = nil, privacy: PrivacySettings = .defaults, createdAt: Int64, emailVerifiedAt: Int64? = nil,
-        phoneVerifiedAt: Int64? = nil
+        phoneVerifiedAt: Int64? = nil, deletedAt: Int64? = nil
     ) {
+        self.deletedAt = deletedAt
         self.emailVerifiedAt = emailVerifiedAt
         self.phoneVerifiedAt = phoneVerifiedAt
         self.privacy = privacy
@@ -46,7 +49,7 @@ public struct UserRecord: Sendable, Hashable {
     public var user: User {
         User(
             id: id, username: username, nickname: nickname, signature: signature, avatar: avatar, gender: gender,
-            birthday: birthday, region: region, createdAt: createdAt)
+            birthday: birthday, region: region, createdAt: createdAt, deleted: deletedAt.map { _ in true })
     }
 
     /// This user with `update` applied (validated already): fields left out stay, an empty
@@ -77,6 +80,7 @@ public struct UserRecord: Sendable, Hashable {
     /// Whether `key` finds this user for `seeker`: always for themselves, else as their
     /// privacy settings say for that way of looking.
     public func isFound(by key: LoginKey, for seeker: UserID) -> Bool {
+        guard deletedAt == nil else { return false }
         guard seeker != id else { return true }
         let setting =
             switch key.column {

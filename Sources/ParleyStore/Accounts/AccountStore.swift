@@ -21,6 +21,12 @@ public protocol AccountStore: Sendable {
     /// each; answers how many it revoked.
     func changePassword(of userId: UserID, to hash: String, keeping session: SessionID, at now: Int64) async throws
         -> Int
+    /// Ends an account, in one transaction: the user becomes "Deleted account" (username
+    /// `deleted-<id>`, no email, phone, avatar or other detail, found by nobody, a password
+    /// that matches none), every session is revoked (``StoreChange/sessionRevoked(_:)``), and
+    /// push tokens, two-factor login, codes and the security log are dropped. Messages stay.
+    /// Answers false when it was deleted already.
+    func deleteAccount(_ userId: UserID, at now: Int64) async throws -> Bool
     /// Users other than `seeker` who may be found by nickname and whose folded nickname
     /// (``SearchText/fold(_:)``) holds `query` (folded too): the whole nickname first,
     /// then those starting with it, then the rest, each by id; `limit` from `offset`.

@@ -123,8 +123,12 @@ public enum ContactRules {
 
     /// Checks that `sender` may send a direct message to a peer, from what is stored of them.
     public static func checkCanMessage(
-        peerPolicy: MessagePolicy, friends: Bool, senderBlockedPeer: Bool, peerBlockedSender: Bool
+        peerPolicy: MessagePolicy, friends: Bool, senderBlockedPeer: Bool, peerBlockedSender: Bool,
+        peerDeleted: Bool
     ) throws {
+        if peerDeleted {
+            throw ParleyError(.userNotFound, "This account was deleted; it cannot receive messages.")
+        }
         if senderBlockedPeer {
             throw ParleyError(.blocked, "You blocked this user; unblock them to send them messages.")
         }
