@@ -80,6 +80,37 @@ struct WhoAmI: AsyncParsableCommand {
     }
 }
 
+struct DeleteAccount: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete-account",
+        abstract:
+            "Delete your account for good: your messages stay as 'Deleted account', your groups pass on, your contacts go."
+    )
+    @OptionGroup var options: ClientOptions
+    @Option(help: "Your password (else asked).") var password: String?
+    @Option(help: "With two-factor login: the app's code or a recovery code (else asked).") var code: String?
+    @Flag(help: "Do not ask to type the username to confirm.") var yes = false
+
+    func run() async throws {
+        try await userFacing(options) {
+            let client = try await options.signedInClient()
+            let account = try await client.profile.me()
+            if !yes {
+                print("This deletes \(account.user.username) for good. Type the username to confirm: ", terminator: "")
+                guard readLine()?.trimmingCharacters(in: .whitespaces) == account.user.username else {
+                    throw CLIError("Not confirmed; nothing was deleted.")
+                }
+            }
+            let password = password ?? readSecret(prompt: "Password: ")
+            let twoFactor: TwoFactorStatus = try await client.twoFactor.status()
+            let code = twoFactor.enabled ? code ?? readSecret(prompt: "Code from your authenticator app: ") : code
+            try await client.deleteAccount(password: password, code: code)
+            try options.setCurrentUser(nil)
+            print("Deleted \(account.user.username).")
+        }
+    }
+}
+
 struct ChangePassword: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "password", abstract: "Change your password; every other device is signed out.")

@@ -13,6 +13,7 @@ struct Parley: AsyncParsableCommand {
             Block.self, Unblock.self, Group.self, Chat.self, PresenceCommand.self, DoNotDisturb.self,
             NotificationsCommand.self, SearchCommand.self, SendFile.self, Download.self, SessionsCommand.self,
             TwoFactorCommand.self, ChangePassword.self, ResetPassword.self, Verify.self, ChangeAddress.self,
+            DeleteAccount.self,
             Bench.self,
         ])
 }

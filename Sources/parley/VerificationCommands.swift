@@ -64,7 +64,9 @@ struct ChangeAddress: AsyncParsableCommand {
                 try await client.profile.requestCode(purpose, to: address).destination
             } use: { code in
                 let account = try await client.profile.confirmCode(code, for: purpose)
-                print("Your \(what.rawValue) is now \((what == .email ? account.email : account.phone) ?? "") (verified).")
+                print(
+                    "Your \(what.rawValue) is now \((what == .email ? account.email : account.phone) ?? "") (verified)."
+                )
             }
         }
     }

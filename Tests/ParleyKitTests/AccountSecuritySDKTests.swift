@@ -6,9 +6,10 @@ import ParleyTesting
 import Testing
 
 extension LiveServerSuites.ProfileSDKTests {
-    /// `client.profile` verifies and replaces an email by code, and `client.session` resets a
-    /// forgotten password by code, against a real server whose codes a test inbox receives.
-    @Test func anEmailIsVerifiedAndReplacedAndAForgottenPasswordResetByCode() async throws {
+    /// `client.profile` verifies and replaces an email by code, `client.session` resets a
+    /// forgotten password by code, and `client.deleteAccount` ends it all, against a real
+    /// server whose codes a test inbox receives.
+    @Test func anEmailIsVerifiedReplacedAPasswordResetByCodeAndTheAccountDeleted() async throws {
         let inbox = CodeInbox()
         let server = try await InProcessServer.start(codes: inbox)
         let phone = try makeClient(server.url, device: "phone")
@@ -45,6 +46,18 @@ extension LiveServerSuites.ProfileSDKTests {
         #expect(signedOut?.code == .invalidToken || signedOut?.code == .unauthenticated)
         try await laptop.session.login("alice", password: "N3w-Secret!")
         #expect(try await laptop.profile.me().email == "alice@new.example")
+
+        // Deleting the account signs this device out and frees nothing of what others hold.
+        let refused = await #expect(throws: ParleyError.self) {
+            try await laptop.deleteAccount(password: "Passw0rd!")
+        }
+        #expect(refused?.code == .currentPasswordWrong)
+        try await laptop.deleteAccount(password: "N3w-Secret!")
+        #expect(await laptop.session.currentUser == nil)
+        let gone = await #expect(throws: ParleyError.self) {
+            try await laptop.session.login("alice", password: "N3w-Secret!")
+        }
+        #expect(gone?.code == .invalidCredentials)
         await server.stop()
     }
 

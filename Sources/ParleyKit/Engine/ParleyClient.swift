@@ -109,6 +109,15 @@ public actor ParleyClient {
         await session.end()
     }
 
+    /// Deletes the account for good, given its password (and, with two-factor login on, a code
+    /// from the app or a recovery code), then forgets the session as ``logout()`` does. What
+    /// becomes of messages, groups and contacts: docs/protocol.md, "Deleting an account".
+    public func deleteAccount(password: String, code: String? = nil) async throws {
+        let _: APIClient.Empty = try await session.http(
+            .deleteAccount, body: DeleteAccountRequest(password: password, code: code))
+        await logout()
+    }
+
     // MARK: Connection
 
     /// Goes online: connects, and after every (re)connection catches up (``catchUp()``).
