@@ -101,7 +101,9 @@ public struct AccountService: Sendable {
     func changePassword(_ request: ChangePasswordRequest, by identity: Identity, ip: String) async throws {
         try AccountRules.validatePasswordForm(request.currentPassword)
         try AccountRules.validatePassword(request.newPassword)
-        let user = try await checkPassword(request.currentPassword, of: identity, ip: ip, for: "password change")
+        let user = try await checkPassword(
+            request.currentPassword, of: identity, ip: ip, for: "password change",
+            wrong: "The current password is wrong.")
         let hash = try await hashPassword(request.newPassword)
         let revoked = try await store.changePassword(
             of: user.id, to: hash, keeping: identity.sessionId, at: clock.now())
@@ -165,7 +167,8 @@ public struct AccountService: Sendable {
     /// transaction and may be run again: a deletion cut short is finished by asking again.
     func deleteAccount(_ request: DeleteAccountRequest, by identity: Identity, ip: String) async throws {
         try AccountRules.validatePasswordForm(request.password)
-        let user = try await checkPassword(request.password, of: identity, ip: ip, for: "account deletion")
+        let user = try await checkPassword(
+            request.password, of: identity, ip: ip, for: "account deletion", wrong: "The password is wrong.")
         try await twoFactor.verify(request.code, for: user.id, ip: ip)
         try await AccountDeletion(store: store, clock: clock).leaveEverything(user.id)
         guard try await store.deleteAccount(user.id, at: clock.now()) else { return }
@@ -174,9 +177,9 @@ public struct AccountService: Sendable {
 
     /// Checks the caller's own password, counting a wrong one as a failed login of the account
     /// (``LoginThrottle``), so that a stolen session cannot guess it.
-    private func checkPassword(_ password: String, of identity: Identity, ip: String, for action: String) async throws
-        -> UserRecord
-    {
+    private func checkPassword(
+        _ password: String, of identity: Identity, ip: String, for action: String, wrong: String
+    ) async throws -> UserRecord {
         guard let user = try await store.user(id: identity.userId), user.deletedAt == nil else {
             throw ParleyError(.userNotFound, "Your account no longer exists.")
         }
@@ -191,7 +194,7 @@ public struct AccountService: Sendable {
         throttle.finish(attempt, valid ? .succeeded : .failed, now: clock.now())
         guard valid else {
             audit.log("\(action) refused", ["user": "\(user.id)", "ip": "\(ip)"])
-            throw ParleyError(.currentPasswordWrong, "The password is wrong.")
+            throw ParleyError(.currentPasswordWrong, wrong)
         }
         return user
     }

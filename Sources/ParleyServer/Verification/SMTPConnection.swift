@@ -108,17 +108,25 @@ struct SMTPConnection {
         return reply
     }
 
-    /// Starts TLS on the connection, after the server's `220` to STARTTLS: what follows in
-    /// both directions goes through it. A failed handshake shows when the next reply is read.
+    /// Starts TLS on the connection, after the server's `220` to STARTTLS, and waits for the
+    /// handshake: what follows in both directions goes through it.
     func startTLS(_ tls: TLS) async throws {
         let channel = self.channel
         do {
-            try await channel.eventLoop.submit {
-                try channel.pipeline.syncOperations.addHandler(
-                    NIOSSLClientHandler(context: tls.context, serverHostname: tls.serverHostname), position: .first)
+            try await channel.eventLoop.flatSubmit {
+                let handshake = channel.eventLoop.makePromise(of: Void.self)
+                do {
+                    let handler = try NIOSSLClientHandler(context: tls.context, serverHostname: tls.serverHostname)
+                    let pipeline = channel.pipeline.syncOperations
+                    try pipeline.addHandler(handler, position: .first)
+                    try pipeline.addHandler(TLSHandshakeWaiter(promise: handshake), position: .after(handler))
+                } catch {
+                    handshake.fail(error)
+                }
+                return handshake.futureResult
             }.get()
         } catch {
-            throw failure(error, step: "STARTTLS")
+            throw failure(error, step: "TLS")
         }
     }
 
