@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import ParleyCore
 import ParleyServer
+import ParleyTesting
 import Synchronization
 import Testing
 
@@ -56,9 +57,13 @@ import Testing
         var logger = Logger(label: "parley-audit-test") { _ in lines.handler }
         logger.logLevel = .trace
         let clock = TestClock(1_800_000_000_000)
-        let secrets = try await withServer(clock: clock.wallClock, logger: logger) { api -> [String] in
-            var secrets = ["Passw0rd!", "N3w-Secret!", "Wr0ng-Guess!"]
-            let alice = try await api.signUp("alice")
+        let inbox = CodeInbox()
+        let secrets = try await withServer(clock: clock.wallClock, logger: logger, codes: inbox) { api -> [String] in
+            var secrets = ["Passw0rd!", "N3w-Secret!", "Wr0ng-Guess!", "R3set-Secret!"]
+            let _: Account = try await api.call(
+                .post, "/v1/accounts", RegisterRequest(username: "alice", password: "Passw0rd!", email: "a@example.com")
+            )
+            let alice = try await api.logIn("alice")
             secrets += [alice.token]
             let wrong = try await api.raw(.post, "/v1/sessions", body: #"{"login":"alice","password":"Wr0ng-Guess!"}"#)
             #expect(wrong.status == 401)
@@ -88,11 +93,41 @@ import Testing
             let file = try await api.upload(testPNG(2000), as: alice)
             let link: FileLink = try await api.call(.post, "/v1/files/\(file.fileId)/links", token: alice.token)
             secrets += [String(link.url.split(separator: "signature=").last ?? "")]
+            // Codes by email: verifying the address, then a reset; then the account is deleted.
+            let _: VerificationCodeSent = try await api.call(
+                .post, "/v1/me/verification", VerificationCodeRequest(purpose: .verifyEmail), token: alice.token)
+            let verifyCode = try #require(inbox.code(to: "a@example.com"))
+            let _: Account = try await api.call(
+                .post, "/v1/me/verification/confirm",
+                VerificationConfirmRequest(purpose: .verifyEmail, code: verifyCode),
+                token: alice.token)
+            let _: PasswordResetStarted = try await api.call(
+                .post, "/v1/password-reset", PasswordResetRequest(login: "alice"))
+            let resetCode = try #require(inbox.messages.last?.code)
+            let _: EmptyBody = try await api.call(
+                .post, "/v1/password-reset/confirm",
+                PasswordResetConfirmRequest(login: "alice", code: resetCode, newPassword: "R3set-Secret!"))
+            secrets += [verifyCode, resetCode]
+            let last: TokenResponse = try await api.call(
+                .post, "/v1/sessions/second-factor",
+                SecondFactorRequest(
+                    challenge: try decodeJSON(
+                        SecondFactorChallenge.self,
+                        try await api.raw(.post, "/v1/sessions", body: #"{"login":"alice","password":"R3set-Secret!"}"#)
+                            .body
+                    ).challenge, code: codes.recoveryCodes[4]))
+            secrets += [last.accessToken, last.refreshToken]
+            let (deleted, _, _) = try await api.raw(
+                .post, "/v1/me/delete", body: #"{"password":"R3set-Secret!","code":"\#(codes.recoveryCodes[5])"}"#,
+                token: last.accessToken)
+            #expect(deleted == 204)
             return secrets
         }
         let logged = lines.text
         #expect(logged.contains("audit=account"), "the audit lines are there")
         #expect(logged.contains("login failed") && logged.contains("password_changed"))
+        #expect(logged.contains("verification code sent") && logged.contains("password_reset"))
+        #expect(logged.contains("account deleted"))
         for secret in secrets where secret.count >= 6 {
             #expect(!logged.contains(secret), "a secret in the log: \(secret.prefix(4))…")
         }
