@@ -12,9 +12,12 @@ BIN=.build/release/parley
 SERVER_BIN="${PARLEY_BENCH_SERVER_BIN:-$BIN}"
 DATA="$(mktemp -d)"
 # The load comes from one address: lift the per-IP connection limit (builds before it had none).
-LIMIT=(); "$SERVER_BIN" serve --help | grep -q -- --max-connections-per-ip && LIMIT=(--max-connections-per-ip 0)
+# (The help is read whole first: `grep -q` would stop reading early, and under pipefail the
+# server's broken pipe would fail the test.)
+HELP="$("$SERVER_BIN" serve --help)"
+LIMIT=(); grep -q -- --max-connections-per-ip <<<"$HELP" && LIMIT=(--max-connections-per-ip 0)
 # Nor may the rate limits refuse the load; each send still takes a token, so their cost is measured.
-"$SERVER_BIN" serve --help | grep -q -- --rate-limit && LIMIT+=(--rate-limit off --rate-limit send=1000000000,1000000000/s)
+grep -q -- --rate-limit <<<"$HELP" && LIMIT+=(--rate-limit off --rate-limit send=1000000000,1000000000/s)
 # shellcheck disable=SC2086
 "$SERVER_BIN" serve --port "$PORT" --data-dir "$DATA" --bcrypt-cost 4 "${LIMIT[@]}" --log-level error ${PARLEY_BENCH_SERVE_ARGS:-} &
 SERVER=$!
