@@ -21,6 +21,7 @@ import Testing
             let bob = try await api.signUp("bob")
             let carol = try await api.signUp("carol")
             let dave = try await api.signUp("dave")
+            let erin = try await api.signUp("erin")
             let _: Account = try await api.call(
                 .patch, "/v1/me", ProfileUpdate(nickname: "Alice A.", signature: "hi"), token: alice.token)
             let direct = try await api.sendText(to: bob, "hello bob", as: alice).message.conversationId
@@ -35,6 +36,7 @@ import Testing
             let bobs = try await api.createGroup("Bob's", by: bob, with: [alice])
             try await api.befriend(alice, carol)
             _ = try await api.request(dave, befriends: alice)
+            let alicesRequest = try await api.request(alice, befriends: erin)
             let _: BlockedUser = try await api.call(.put, "/v1/blocks/\(bob.id)", token: alice.token)
             let alicesSocket = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
 
@@ -94,6 +96,12 @@ import Testing
             #expect(try await api.contacts(of: carol).isEmpty)
             let daves: FriendRequestList = try await api.call(.get, "/v1/friend-requests", token: dave.token)
             #expect(daves.outgoing.allSatisfy { $0.status != .pending })
+            let erins: FriendRequestList = try await api.call(.get, "/v1/friend-requests", token: erin.token)
+            #expect(erins.incoming.isEmpty, "her request to erin ended with her")
+            let late = try await TwoFactorTests.post(
+                api, "/v1/friend-requests/\(alicesRequest.id)", AnswerFriendRequest(answer: .accept), token: erin.token)
+            #expect(late.status >= 400, "nobody befriends a deleted account")
+            #expect(try await api.contacts(of: erin).isEmpty)
             #expect(try await Self.delete(api, alice).status == 401, "her tokens are gone")
         }
     }

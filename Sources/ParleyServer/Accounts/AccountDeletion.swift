@@ -46,15 +46,21 @@ struct AccountDeletion: Sendable {
         }
     }
 
-    /// Unfriends everyone (both sides), rejects requests to the user, lifts their blocks and
-    /// deletes their friend groups. Their own open requests end with the account, which no
-    /// one can befriend.
+    /// Unfriends everyone (both sides), rejects requests to the user, ends the user's own
+    /// open requests, lifts their blocks and deletes their friend groups.
     private func dropContacts(_ userId: UserID) async throws {
         for contact in try await store.contacts(of: userId, in: nil) {
             try await store.removeContact(of: userId, contact.user.id, at: clock.now())
         }
-        for request in try await store.friendRequests(of: userId, at: clock.now()).incoming {
+        let requests = try await store.friendRequests(of: userId, at: clock.now())
+        for request in requests.incoming {
             _ = try await store.answerFriendRequest(request.id, by: userId, .reject, at: clock.now())
+        }
+        // A block ends the blocker's own request to the blocked at once (it can no longer be
+        // accepted); lifted again at once, it leaves only that.
+        for request in requests.outgoing {
+            _ = try await store.block(request.to.id, by: userId, at: clock.now())
+            try await store.unblock(request.to.id, by: userId, at: clock.now())
         }
         for blocked in try await store.blockedUsers(of: userId) {
             try await store.unblock(blocked.user.id, by: userId, at: clock.now())
