@@ -122,15 +122,7 @@ struct ChangePassword: AsyncParsableCommand {
         try await userFacing(options) {
             let client = try await options.signedInClient()
             let current = current ?? readSecret(prompt: "Current password: ")
-            var new = self.new
-            if new == nil {
-                let first = readSecret(prompt: "New password: ")
-                guard readSecret(prompt: "New password again: ") == first else {
-                    throw CLIError("The two new passwords differ; nothing changed.")
-                }
-                new = first
-            }
-            try await client.profile.changePassword(current: current, new: new ?? "")
+            try await client.profile.changePassword(current: current, new: try readNewPassword(new))
             print("Password changed; your other devices are signed out.")
         }
     }

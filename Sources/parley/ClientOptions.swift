@@ -110,6 +110,16 @@ func readSecret(prompt: String) -> String {
     return String(cString: raw)
 }
 
+/// `given`, or a new password asked twice (they must match).
+func readNewPassword(_ given: String?) throws -> String {
+    if let given { return given }
+    let first = readSecret(prompt: "New password: ")
+    guard readSecret(prompt: "New password again: ") == first else {
+        throw CLIError("The two new passwords differ; nothing changed.")
+    }
+    return first
+}
+
 /// `12:04` for a message time.
 func clock(_ milliseconds: Int64) -> String {
     let formatter = DateFormatter()

@@ -88,15 +88,7 @@ struct ResetPassword: AsyncParsableCommand {
                 _ = try await client.session.requestPasswordReset(login: login)
                 return "the email (or phone) of \(login), if it names an account with one"
             } use: { code in
-                var new = self.new
-                if new == nil {
-                    let first = readSecret(prompt: "New password: ")
-                    guard readSecret(prompt: "New password again: ") == first else {
-                        throw CLIError("The two new passwords differ; nothing changed.")
-                    }
-                    new = first
-                }
-                try await client.session.resetPassword(login: login, code: code, newPassword: new ?? "")
+                try await client.session.resetPassword(login: login, code: code, newPassword: try readNewPassword(new))
                 print("Password set; every device is signed out. Log in with `parley login \(login)`.")
             }
         }

@@ -76,7 +76,7 @@ extension LiveServerSuites.ProfileSDKTests {
             handles.append(try await alice.sendQueue.send(.text, ["text": .string("m\(index)")], to: conversation))
         }
         for handle in handles {
-            try await eventually("m sent", timeout: .seconds(30)) {
+            try await eventually("m sent") {
                 if case .sent = await handle.state { return true }
                 return false
             }
