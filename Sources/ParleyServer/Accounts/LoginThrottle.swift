@@ -74,13 +74,9 @@ final class LoginThrottle: Sendable {
             case .busy:
                 try await Task.sleep(for: .milliseconds(20))
             case .locked(let until):
-                let seconds = max(1, (until - now + 999) / 1_000)
-                throw RetryLaterError(
-                    ParleyError(
-                        .tooManyAttempts,
-                        "Too many failed logins; try again in \(seconds >= 60 ? "\(seconds / 60) minute(s)" : "\(seconds) second(s)")."
-                    ),
-                    afterSeconds: seconds)
+                throw RetryLaterError(.tooManyAttempts, until: until, now: now) {
+                    "Too many failed logins; try again in \($0)."
+                }
             }
         }
     }

@@ -157,10 +157,9 @@ struct TwoFactorService: Sendable {
     }
 
     private func locked(until: Int64) -> RetryLaterError {
-        let seconds = max(1, (until - clock.now() + 999) / 1_000)
-        return RetryLaterError(
-            ParleyError(.tooManyAttempts, "Too many wrong codes; try again in \(max(1, seconds / 60)) minute(s)."),
-            afterSeconds: seconds)
+        RetryLaterError(.tooManyAttempts, until: until, now: clock.now()) {
+            "Too many wrong codes; try again in \($0)."
+        }
     }
 
     private static func totp(_ record: TwoFactorRecord) -> TOTP { TOTP(secret: Base32.decode(record.secret) ?? []) }

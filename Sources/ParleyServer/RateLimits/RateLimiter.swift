@@ -18,13 +18,9 @@ struct RateLimiter: Sendable {
             let wait = try await store.takeToken(
                 "\(name.rawValue):\(key)", burst: Double(limit.burst), perMillisecond: limit.rate / 1_000, at: now)
         else { return }
-        let seconds = max(1, (wait + 999) / 1_000)
-        throw RetryLaterError(
-            ParleyError(
-                .rateLimited,
-                "Too many \(name.action) (\(limit.burst) at once, then \(limit.rateInWords)); try again in "
-                    + (seconds >= 120 ? "\(seconds / 60) minutes." : "\(seconds) second(s)."), until: now + wait),
-            afterSeconds: seconds)
+        throw RetryLaterError(.rateLimited, until: now + wait, now: now) {
+            "Too many \(name.action) (\(limit.burst) at once, then \(limit.rateInWords)); try again in \($0)."
+        }
     }
 
     func take(_ name: RateLimits.Name, for userId: UserID) async throws {

@@ -72,13 +72,9 @@ struct VerificationService: Sendable {
         if let sentAt = try await store.saveVerificationCode(
             record, unlessSentAfter: now - VerificationRules.resendIntervalMs)
         {
-            let resendAt = sentAt + VerificationRules.resendIntervalMs
-            let seconds = max(1, (resendAt - now + 999) / 1_000)
-            throw RetryLaterError(
-                ParleyError(
-                    .rateLimited, "A code went out moments ago; ask for another in \(seconds) second(s).",
-                    until: resendAt),
-                afterSeconds: seconds)
+            throw RetryLaterError(.rateLimited, until: sentAt + VerificationRules.resendIntervalMs, now: now) {
+                "A code went out moments ago; ask for another in \($0)."
+            }
         }
         do {
             try await senders.sender(for: channel).send(
