@@ -38,6 +38,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.15.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
     ],
     targets: [
         // Wire protocol and domain rules shared by the server and every client. No I/O.
@@ -152,6 +154,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -222,7 +225,11 @@ let package = Package(
         ),
         .testTarget(
             name: "ParleyCLITests",
-            dependencies: ["parley", "ParleyTesting", "ParleyKit", "ParleyKitTransport", "ParleyServer"],
+            dependencies: [
+                "parley", "ParleyTesting", "ParleyKit", "ParleyKitTransport", "ParleyServer",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ParleyServer
+import Subprocess
 
 /// Which storage the tests run against: SQLite unless `PARLEY_TEST_DATABASE=postgres`, in
 /// which case `PARLEY_TEST_POSTGRES_URL` names the database. Each data directory maps to its
@@ -36,19 +37,16 @@ public enum TestBackend {
     }
 
     /// Runs `sql` through `psql` as the test database's user and answers what it printed
-    /// (tuples only, trimmed). It blocks its thread until psql exits: for short statements.
-    public static func psql(_ sql: String) throws -> String {
+    /// (tuples only, trimmed).
+    public static func psql(_ sql: String) async throws -> String {
         guard let postgresURL else { throw PSQLFailure(message: "PARLEY_TEST_POSTGRES_URL is not set") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["psql", postgresURL, "-v", "ON_ERROR_STOP=1", "-qtAc", sql]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw PSQLFailure(message: "psql failed on: \(sql)") }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try await Subprocess.run(
+            .name("psql"), arguments: [postgresURL, "-v", "ON_ERROR_STOP=1", "-qtAc", sql],
+            output: .string(limit: 1 << 20), error: .string(limit: 1 << 16))
+        guard result.terminationStatus.isSuccess else {
+            throw PSQLFailure(message: "psql failed on: \(sql): \(result.standardError ?? "")")
+        }
+        return (result.standardOutput ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     public struct PSQLFailure: Error {

@@ -1,46 +1,101 @@
 import Foundation
+import Subprocess
 import Synchronization
+
+import SystemPackage
 
 /// A running `parley` process: its standard input is a pipe the test writes lines into; its
 /// standard output and error are files read as they grow.
-final class CLISession: @unchecked Sendable {
-    private let process = Process()
-    private let input = Pipe()
+///
+/// It is spawned through swift-subprocess, not Foundation's `Process`: on Linux, `Process`
+/// lists `/proc/self/fd` with a read past the end of its directory buffer once the test
+/// process holds about 1,350 descriptors (every parallel test's server and database), which
+/// crashed the whole test run with signal 11.
+final class CLISession: Sendable {
     private let outputFile: URL
     private let errorFile: URL
+    private let shared: Shared
+
+    /// What the task that runs the process and the test share.
+    private final class Shared: Sendable {
+        let state: Mutex<State>
+        init(_ state: State) { self.state = Mutex(state) }
+    }
+
+    private struct State {
+        /// The write end of standard input's pipe, until it is closed.
+        var input: FileDescriptor?
+        var processID: pid_t?
+        var status: Int32?
+        var failure: String?
+        var terminateOnStart = false
+    }
 
     init(executable: URL, arguments: [String], directory: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let name = UUID().uuidString
-        outputFile = directory.appendingPathComponent("\(name).out")
-        errorFile = directory.appendingPathComponent("\(name).err")
-        for file in [outputFile, errorFile] where !FileManager.default.createFile(atPath: file.path, contents: nil) {
-            throw CLIFailure("cannot create \(file.path)")
-        }
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw CLIFailure("no parley binary at \(executable.path); SwiftPM builds it with the tests")
         }
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardInput = input
-        process.standardOutput = try FileHandle(forWritingTo: outputFile)
-        process.standardError = try FileHandle(forWritingTo: errorFile)
-        try process.run()
+        let name = UUID().uuidString
+        outputFile = directory.appendingPathComponent("\(name).out")
+        errorFile = directory.appendingPathComponent("\(name).err")
+        let output = try FileDescriptor.open(
+            FilePath(outputFile.path), .writeOnly, options: [.create, .truncate], permissions: .ownerReadWrite)
+        let errors = try FileDescriptor.open(
+            FilePath(errorFile.path), .writeOnly, options: [.create, .truncate], permissions: .ownerReadWrite)
+        let pipe = try FileDescriptor.pipe()
+        let shared = Shared(State(input: pipe.writeEnd))
+        self.shared = shared
+        Task {
+            do {
+                let result = try await Subprocess.run(
+                    .path(FilePath(executable.path)), arguments: Arguments(arguments),
+                    input: .fileDescriptor(pipe.readEnd, closeAfterSpawningProcess: true),
+                    output: .fileDescriptor(output, closeAfterSpawningProcess: true),
+                    error: .fileDescriptor(errors, closeAfterSpawningProcess: true)
+                ) { execution in
+                    let pid = execution.processIdentifier.value
+                    if shared.state.withLock({ $0.processID = pid; return $0.terminateOnStart }) { kill(pid, SIGTERM) }
+                }
+                shared.state.withLock {
+                    switch result.terminationStatus {
+                    case .exited(let code): $0.status = code
+                    case .signaled(let signal): $0.status = 128 + signal
+                    }
+                }
+            } catch {
+                shared.state.withLock {
+                    $0.failure = "could not run \(executable.path): \(error)"
+                    $0.status = -1
+                }
+            }
+        }
     }
 
-    var isRunning: Bool { process.isRunning }
-    var status: Int32 { process.terminationStatus }
+    deinit {
+        endInput()
+    }
+
+    var isRunning: Bool { shared.state.withLock { $0.status == nil } }
+    var status: Int32 { shared.state.withLock { $0.status ?? -1 } }
     var output: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
-    var errors: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
+    var errors: String {
+        let text = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
+        guard let failure = shared.state.withLock({ $0.failure }) else { return text }
+        return text + failure
+    }
 
     /// Types a line, as a person would, followed by Enter (lost if the process has ended).
     func type(_ line: String) {
-        try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+        shared.state.withLock { _ = try? $0.input?.writeAll(Array((line + "\n").utf8)) }
     }
 
     /// Closes standard input, as Ctrl-D would.
     func endInput() {
-        try? input.fileHandleForWriting.close()
+        shared.state.withLock {
+            try? $0.input?.close()
+            $0.input = nil
+        }
     }
 
     /// Waits until standard output contains `text` (it must appear while the process runs).
@@ -54,20 +109,25 @@ final class CLISession: @unchecked Sendable {
         }
     }
 
-    /// Waits for the process to exit and answers its status.
+    /// Waits for the process to exit and answers its status (128 + the signal if one ended it).
     func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
+        while isRunning {
             guard ContinuousClock.now < deadline else {
                 throw CLIFailure("the process did not exit; output:\n\(output)")
             }
             try await Task.sleep(for: .milliseconds(10))
         }
-        return process.terminationStatus
+        return status
     }
 
     /// Stops the process if it still runs.
     func terminate() {
-        if process.isRunning { process.terminate() }
+        let pid = shared.state.withLock { state -> pid_t? in
+            guard state.status == nil else { return nil }
+            if state.processID == nil { state.terminateOnStart = true }
+            return state.processID
+        }
+        if let pid { kill(pid, SIGTERM) }
     }
 }

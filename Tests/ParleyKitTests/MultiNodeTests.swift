@@ -244,7 +244,7 @@ extension LiveServerSuites {
             try await eventually("bob, on the other node, sees alice typing") { seen.all.last == [aliceId] }
             await alice.typing.userStoppedTyping(in: direct)
             try await eventually { seen.all.last == [] }
-            let stored = try TestBackend.psql("SELECT count(*) FROM \(schema).user_events")
+            let stored = try await TestBackend.psql("SELECT count(*) FROM \(schema).user_events")
             #expect(stored == "2", "the two conversation.added events of the direct conversation, nothing for typing")
             watching.cancel()
             for client in [alice, bob] { await client.disconnect() }
@@ -272,7 +272,7 @@ extension LiveServerSuites {
             await bobOnAlicesNode.connect()
             try await eventually { await bobOnAlicesNode.connection.status == .connected }
             try await eventually("both nodes hold a device of bob") {
-                (try? TestBackend.psql("SELECT count(*) FROM \(schema).presence WHERE user_id = \(bobId)")) == "2"
+                (try? await TestBackend.psql("SELECT count(*) FROM \(schema).presence WHERE user_id = \(bobId)")) == "2"
             }
             await bob.disconnect()
             try await Task.sleep(for: .seconds(2))
@@ -327,7 +327,7 @@ extension LiveServerSuites {
                 return
             }
 
-            let terminated = try terminateListeners(schema: schema)
+            let terminated = try await terminateListeners(schema: schema)
             #expect(terminated == 1, "the node's one LISTEN connection")
             guard terminated > 0 else { return }
             var closeCode: Int?
@@ -346,9 +346,9 @@ extension LiveServerSuites {
 
         /// Kills the PostgreSQL backends LISTENing for `schema` (a lost LISTEN connection) and
         /// answers how many there were.
-        func terminateListeners(schema: String) throws -> Int {
+        func terminateListeners(schema: String) async throws -> Int {
             Int(
-                try TestBackend.psql(
+                try await TestBackend.psql(
                     "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query ILIKE '%LISTEN%parley_changes_\(schema)%'"
                 )) ?? 0
         }

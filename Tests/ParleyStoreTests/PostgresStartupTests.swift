@@ -30,18 +30,9 @@ import Testing
         let suffix = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
         let role = "one_conn_\(suffix)"
         let schema = "l_\(suffix)"
-        let database = try TestBackend.psql("SELECT current_database()")
-        _ = try TestBackend.psql(
+        let database = try await TestBackend.psql("SELECT current_database()")
+        _ = try await TestBackend.psql(
             "CREATE ROLE \(role) LOGIN CONNECTION LIMIT 1; GRANT CREATE ON DATABASE \(database) TO \(role)")
-        defer {
-            do {
-                _ = try TestBackend.psql(
-                    "DROP SCHEMA IF EXISTS \(schema) CASCADE; REVOKE CREATE ON DATABASE \(database) FROM \(role); DROP ROLE \(role)"
-                )
-            } catch {
-                Issue.record("could not remove the test role \(role): \(error)")
-            }
-        }
         var components = URLComponents(string: TestBackend.postgresURL!)!
         components.user = role
         components.password = nil
@@ -62,9 +53,16 @@ import Testing
         // schemas in the catalog) has taken over 30 s; a store that waits forever never ends.
         let deadline = ContinuousClock.now + .seconds(90)
         while result.withLock({ $0 }) == nil, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
+            try? await Task.sleep(for: .milliseconds(10))
         }
         attempt.cancel()
+        do {
+            _ = try await TestBackend.psql(
+                "DROP SCHEMA IF EXISTS \(schema) CASCADE; REVOKE CREATE ON DATABASE \(database) FROM \(role); DROP ROLE \(role)"
+            )
+        } catch {
+            Issue.record("could not remove the test role \(role): \(error)")
+        }
         let outcome = result.withLock { $0 } ?? "still waiting after 90 s"
         #expect(outcome.hasPrefix("failed:"), "\(outcome)")
         #expect(
