@@ -44,9 +44,9 @@ public enum TestBackend {
             .name("psql"), arguments: [postgresURL, "-v", "ON_ERROR_STOP=1", "-qtAc", sql],
             output: .string(limit: 1 << 20), error: .string(limit: 1 << 16))
         guard result.terminationStatus.isSuccess else {
-            throw PSQLFailure(message: "psql failed on: \(sql): \(result.standardError ?? "")")
+            throw PSQLFailure(message: "psql failed on: \(sql): \(result.standardError)")
         }
-        return (result.standardOutput ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     public struct PSQLFailure: Error {

@@ -1,7 +1,6 @@
 import Foundation
 import Subprocess
 import Synchronization
-
 import SystemPackage
 
 /// A running `parley` process: its standard input is a pipe the test writes lines into; its
@@ -55,7 +54,11 @@ final class CLISession: Sendable {
                     error: .fileDescriptor(errors, closeAfterSpawningProcess: true)
                 ) { execution in
                     let pid = execution.processIdentifier.value
-                    if shared.state.withLock({ $0.processID = pid; return $0.terminateOnStart }) { kill(pid, SIGTERM) }
+                    let terminate = shared.state.withLock { state in
+                        state.processID = pid
+                        return state.terminateOnStart
+                    }
+                    if terminate { kill(pid, SIGTERM) }
                 }
                 shared.state.withLock {
                     switch result.terminationStatus {

@@ -114,6 +114,7 @@ struct ServerParts {
         searchController.addRoutes(to: routes)
         fileController.addRoutes(to: routes)
         routes.markServedElsewhere(.webSocket)
+        WebClientController(files: .bundled).addRoutes(to: router)
         return routes
     }
 }

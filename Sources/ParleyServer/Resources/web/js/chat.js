@@ -1,0 +1,276 @@
+// The open conversation: its messages by seq with day separators and sender grouping,
+// each of mine with its state (waiting, sent, delivered, read, or refused with the server's
+// words), older pages fetched when scrolled to the top, and the composer.
+
+import { fill, h } from './dom.js';
+import { clock, dayLabel, previewOf } from './format.js';
+
+/** A new start is sent at most this often while the user keeps typing. */
+const TYPING_EVERY = 3000;
+
+export class ChatView {
+  constructor(client, { onBack }) {
+    this.client = client;
+    this.conversationId = null;
+    this.loadingOlder = false;
+    this.lastTypingSent = 0;
+    this.title = h('h2', { class: 'chat-title', id: 'chat-title' });
+    this.typing = h('p', { class: 'typing', 'aria-live': 'polite', id: 'typing' });
+    const back = h('button', { type: 'button', class: 'ghost back', onclick: onBack, 'aria-label': 'Back to chats' }, '←');
+    this.header = h('header', { class: 'chat-header' }, back, h('div', {}, this.title, this.typing));
+    this.list = h('ol', { class: 'message-list', id: 'messages' });
+    // The scrolling log around the list: screen readers announce what is added.
+    this.messages = h('div', { class: 'messages', role: 'log', 'aria-live': 'polite', 'aria-labelledby': 'chat-title', tabindex: '0' }, this.list);
+    this.messages.addEventListener('scroll', () => this.scrolled());
+    this.input = h('textarea', {
+      id: 'composer', rows: '1', placeholder: 'Write a message', 'aria-label': 'Message', maxlength: '8000',
+      onkeydown: (event) => {
+        if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+          event.preventDefault();
+          this.sendTyped();
+        }
+      },
+      oninput: () => this.typed(),
+    });
+    this.sendButton = h('button', { type: 'submit', class: 'primary', id: 'send' }, 'Send');
+    this.picker = h('input', {
+      type: 'file', accept: 'image/png,image/jpeg,image/gif,image/webp', id: 'image-picker', class: 'visually-hidden',
+      tabindex: '-1', 'aria-hidden': 'true', onchange: () => this.sendPicked(),
+    });
+    this.attach = h('button', { type: 'button', class: 'ghost', id: 'attach', 'aria-label': 'Send a picture', onclick: () => this.picker.click() }, '🖼');
+    this.viewer = h('dialog', { class: 'viewer', 'aria-label': 'Picture' });
+    this.viewer.addEventListener('click', () => this.viewer.close());
+    this.replyingTo = null;
+    this.replyText = h('span', { class: 'reply-text', id: 'reply-text' });
+    this.replyBar = h('div', { class: 'reply-bar', hidden: true },
+      this.replyText,
+      h('button', { type: 'button', class: 'ghost', 'aria-label': 'Cancel the reply', onclick: () => this.replyTo(null) }, '✕'));
+    this.composer = h('form', {
+      class: 'composer', 'aria-label': 'Write a message',
+      onsubmit: (event) => {
+        event.preventDefault();
+        this.sendTyped();
+      },
+    }, this.attach, this.picker, this.input, this.sendButton);
+    this.notice = h('p', { class: 'chat-notice', role: 'alert', id: 'chat-notice' });
+    this.composerArea = h('div', { class: 'composer-area' }, this.notice, this.replyBar, this.composer, this.viewer);
+    this.placeholder = h('p', { class: 'no-chat' }, 'Choose a chat, or add a friend under Contacts.');
+    this.element = h('section', { class: 'chat', 'aria-label': 'Conversation' }, this.placeholder);
+  }
+
+  show(conversationId) {
+    if (this.conversationId && this.conversationId !== conversationId) this.stopTyping();
+    this.conversationId = conversationId;
+    this.client.setOpenConversation(conversationId);
+    if (!conversationId) {
+      fill(this.element, this.placeholder);
+      return;
+    }
+    fill(this.element, this.header, this.messages, this.composerArea);
+    this.replyTo(null);
+    this.notice.textContent = '';
+    this.stickToBottom = true;
+    this.renderHeader();
+    this.render();
+    this.input.focus();
+  }
+
+  renderState() {
+    if (this.conversationId) this.render();
+  }
+
+  renderHeader() {
+    const conversation = this.client.conversations.get(this.conversationId);
+    if (!conversation) return;
+    this.title.textContent = this.client.titleOf(conversation);
+    const removed = conversation.removed;
+    this.input.disabled = removed;
+    this.sendButton.disabled = removed;
+    this.input.placeholder = removed ? 'You are no longer a member of this group' : 'Write a message';
+  }
+
+  async render() {
+    const conversationId = this.conversationId;
+    const conversation = this.client.conversations.get(conversationId);
+    if (!conversation) return;
+    const timeline = await this.client.timeline(conversationId);
+    if (conversationId !== this.conversationId) return;
+    const atBottom = this.stickToBottom || this.messages.scrollHeight - this.messages.scrollTop - this.messages.clientHeight < 40;
+    const heightBefore = this.messages.scrollHeight;
+    const items = [];
+    let previous = null;
+    for (const message of timeline) {
+      const day = dayLabel(message.sentAt);
+      if (!previous || dayLabel(previous.sentAt) !== day) {
+        items.push(h('li', { class: 'day', role: 'separator' }, day));
+        previous = null;
+      }
+      const grouped = previous && previous.senderId === message.senderId && message.sentAt - previous.sentAt < 5 * 60_000;
+      items.push(this.messageItem(conversation, message, grouped));
+      previous = message;
+    }
+    fill(this.list, items);
+    if (atBottom) this.messages.scrollTop = this.messages.scrollHeight;
+    else if (this.loadingOlder) this.messages.scrollTop += this.messages.scrollHeight - heightBefore;
+    this.stickToBottom = false;
+    const names = this.client.typists(conversationId).map((id) => this.client.nameOf(id));
+    this.typing.textContent = names.length === 0 ? '' : `${names.join(', ')} ${names.length === 1 ? 'is' : 'are'} typing…`;
+    this.client.markOpenConversationRead();
+  }
+
+  messageItem(conversation, message, grouped) {
+    const mine = message.senderId === this.client.me.id;
+    if (message.kind === 'system') {
+      return h('li', { class: 'system', 'data-seq': message.seq }, previewOf(message, this.client));
+    }
+    const state = this.stateOf(conversation, message, mine);
+    const sender = !mine && !grouped && conversation.kind === 'group'
+      ? h('span', { class: 'sender' }, this.client.nameOf(message.senderId))
+      : null;
+    let body;
+    if (message.kind === 'image') body = this.picture(message);
+    else if (message.kind === 'recalled') body = h('span', { class: 'text recalled' }, previewOf(message, this.client));
+    else body = h('span', { class: 'text' }, previewOf(message, this.client));
+    const quote = message.kind === 'reply' && message.quote
+      ? h('span', { class: 'quote' }, `${this.client.nameOf(message.quote.senderId)}: `,
+        message.quote.text ?? previewOf({ kind: message.quote.kind, content: {} }, this.client))
+      : null;
+    const footer = h('span', { class: 'footer' },
+      message.editedAt ? h('span', { class: 'edited' }, 'edited ') : null,
+      h('time', { datetime: new Date(message.sentAt).toISOString() }, clock(message.sentAt)),
+      state.mark ? h('span', { class: 'state', 'aria-label': state.label, title: state.label }, state.mark) : null);
+    const actions = [];
+    if (!message.queued && !['recalled', 'deleted'].includes(message.kind) && !conversation.removed) {
+      actions.push(h('button', { type: 'button', class: 'ghost action', 'aria-label': 'Reply', onclick: () => this.replyTo(message) }, 'Reply'));
+    }
+    if (this.client.mayRecall(message)) {
+      actions.push(h('button', { type: 'button', class: 'ghost action', 'aria-label': 'Recall', onclick: () => this.recall(message) }, 'Recall'));
+    }
+    const recalledText = message.kind === 'recalled' ? this.client.recalledTexts.get(message.id) : undefined;
+    if (recalledText !== undefined) {
+      actions.push(h('button', { type: 'button', class: 'ghost', onclick: () => this.reEdit(message.id, recalledText) }, 'Re-edit'));
+    }
+    if (message.failure) {
+      actions.push(h('span', { class: 'failure', role: 'alert' }, message.failure.message));
+      actions.push(h('button', { type: 'button', class: 'ghost', onclick: () => this.client.retry(message.clientMsgId) }, 'Retry'));
+      actions.push(h('button', { type: 'button', class: 'ghost', onclick: () => this.client.discard(message.clientMsgId) }, 'Delete'));
+    }
+    return h('li', {
+      class: `message ${mine ? 'mine' : 'theirs'}${grouped ? ' grouped' : ''}`,
+      'data-seq': message.seq, 'data-client-msg-id': message.clientMsgId, 'data-state': state.name,
+    }, sender, h('div', { class: 'bubble' }, quote, body, footer), actions.length ? h('div', { class: 'actions' }, actions) : null);
+  }
+
+  /** An image message: its thumbnail at its proportions, the whole picture on a click. */
+  picture(message) {
+    const { width = 1, height = 1, fileId, thumbnailId } = message.content;
+    const scale = Math.min(1, 280 / Math.max(width, height));
+    const name = message.senderId === this.client.me.id ? 'you' : this.client.nameOf(message.senderId);
+    const image = h('img', {
+      class: 'picture', alt: `Picture from ${name}`, width: Math.round(width * scale), height: Math.round(height * scale),
+    });
+    const queued = message.files?.image;
+    if (queued) image.src = this.localURL(message.clientMsgId, queued);
+    else this.client.fileLinks.url(thumbnailId ?? fileId).then((url) => { image.src = url; }).catch(() => {});
+    const progress = this.client.progress.get(message.clientMsgId);
+    return h('span', { class: 'text' },
+      h('button', { type: 'button', class: 'picture-button', 'aria-label': `Open the picture from ${name}`, disabled: !fileId, onclick: () => this.view(fileId, name) }, image),
+      progress !== undefined ? h('progress', { max: '1', value: String(progress), 'aria-label': 'Uploading' }) : null);
+  }
+
+  /** One object URL per picture waiting to be sent, made once. */
+  localURL(clientMsgId, blob) {
+    this.localURLs ??= new Map();
+    if (!this.localURLs.has(clientMsgId)) this.localURLs.set(clientMsgId, URL.createObjectURL(blob));
+    return this.localURLs.get(clientMsgId);
+  }
+
+  async view(fileId, name) {
+    const url = await this.client.fileLinks.url(fileId);
+    fill(this.viewer, h('img', { src: url, alt: `Picture from ${name}` }),
+      h('button', { type: 'button', class: 'primary', onclick: () => this.viewer.close() }, 'Close'));
+    this.viewer.showModal();
+  }
+
+  async sendPicked() {
+    const file = this.picker.files[0];
+    this.picker.value = '';
+    if (!file || !this.conversationId) return;
+    this.stickToBottom = true;
+    try {
+      await this.client.sendImage(this.conversationId, file);
+    } catch (error) {
+      this.notice.textContent = `This picture cannot be sent: ${error.message}`;
+    }
+  }
+
+  /** Where one of my messages stands: queued, refused, sent, delivered or read. */
+  stateOf(conversation, message, mine) {
+    if (!mine || message.kind === 'recalled') return { name: mine ? 'recalled' : 'received', label: '', mark: '' };
+    if (message.failure) return { name: 'failed', label: 'Not sent', mark: '!' };
+    if (message.queued) return { name: 'sending', label: 'Sending', mark: '🕓' };
+    if ((conversation.othersReadSeq ?? 0) >= message.seq) return { name: 'read', label: 'Read', mark: '✓✓' };
+    if ((conversation.othersDeliveredSeq ?? 0) >= message.seq) return { name: 'delivered', label: 'Delivered', mark: '✓✓' };
+    return { name: 'sent', label: 'Sent', mark: '✓' };
+  }
+
+  async scrolled() {
+    if (this.messages.scrollTop > 50 || this.loadingOlder || !this.conversationId) return;
+    this.loadingOlder = true;
+    try {
+      await this.client.loadOlder(this.conversationId);
+    } finally {
+      this.loadingOlder = false;
+    }
+  }
+
+  sendTyped() {
+    const text = this.input.value;
+    if (!text.trim() || !this.conversationId) return;
+    this.input.value = '';
+    this.stopTyping();
+    this.stickToBottom = true;
+    if (this.replyingTo) this.client.send(this.conversationId, 'reply', { text, replyTo: this.replyingTo.id });
+    else this.client.send(this.conversationId, 'text', { text });
+    this.replyTo(null);
+  }
+
+  /** Quotes a message in the next one sent (null: no longer). */
+  replyTo(message) {
+    this.replyingTo = message;
+    this.replyBar.hidden = !message;
+    this.replyText.textContent = message ? `Replying to ${this.client.nameOf(message.senderId)}: ${previewOf(message, this.client)}` : '';
+    if (message) this.input.focus();
+  }
+
+  async recall(message) {
+    try {
+      await this.client.recall(message);
+    } catch (error) {
+      this.notice.textContent = error.message;
+    }
+  }
+
+  /** Puts the text of a message I recalled back in the composer. */
+  reEdit(messageId, text) {
+    this.client.recalledTexts.delete(messageId);
+    this.input.value = text;
+    this.input.focus();
+    this.render();
+  }
+
+  typed() {
+    if (!this.conversationId) return;
+    const now = Date.now();
+    if (!this.input.value) return this.stopTyping();
+    if (now - this.lastTypingSent < TYPING_EVERY) return;
+    this.lastTypingSent = now;
+    this.client.sendTyping(this.conversationId, true);
+  }
+
+  stopTyping() {
+    if (!this.lastTypingSent || !this.conversationId) return;
+    this.lastTypingSent = 0;
+    this.client.sendTyping(this.conversationId, false);
+  }
+}

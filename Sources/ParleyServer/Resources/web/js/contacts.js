@@ -1,0 +1,93 @@
+// Contacts: ask someone to be friends by username, answer the requests that came, see the
+// ones waiting, and open a chat with a friend.
+
+import { fill, h } from './dom.js';
+import { initials } from './format.js';
+
+export class ContactsView {
+  constructor(client, { onOpen }) {
+    this.client = client;
+    this.onOpen = onOpen;
+    this.username = h('input', { id: 'friend-username', required: true, spellcheck: 'false' });
+    this.note = h('input', { id: 'friend-message', maxlength: '200' });
+    this.feedback = h('p', { class: 'form-note', role: 'status', id: 'friend-feedback' });
+    const form = h('form', {
+      class: 'add-friend', 'aria-labelledby': 'add-friend-title',
+      onsubmit: (event) => {
+        event.preventDefault();
+        this.addFriend();
+      },
+    },
+    h('h3', { id: 'add-friend-title' }, 'Add a friend'),
+    h('label', { for: 'friend-username' }, 'Username'), this.username,
+    h('label', { for: 'friend-message' }, 'Message (optional)'), this.note,
+    h('button', { type: 'submit', class: 'primary', id: 'friend-send' }, 'Send request'),
+    this.feedback);
+    this.incoming = h('ul', { class: 'people', id: 'incoming-requests', 'aria-labelledby': 'incoming-title' });
+    this.outgoing = h('ul', { class: 'people', id: 'outgoing-requests', 'aria-labelledby': 'outgoing-title' });
+    this.friends = h('ul', { class: 'people', id: 'friends', 'aria-labelledby': 'friends-title' });
+    this.element = h('div', { class: 'contacts' },
+      form,
+      h('h3', { id: 'incoming-title' }, 'Friend requests'), this.incoming,
+      h('h3', { id: 'outgoing-title' }, 'Waiting for an answer'), this.outgoing,
+      h('h3', { id: 'friends-title' }, 'Friends'), this.friends);
+  }
+
+  async addFriend() {
+    const username = this.username.value.trim();
+    if (!username) return;
+    this.feedback.textContent = 'Sending…';
+    try {
+      const request = await this.client.addFriend(username, this.note.value.trim());
+      this.feedback.textContent = request.status === 'accepted'
+        ? `You and ${request.to.nickname} are now friends.`
+        : `Request sent to ${request.to.nickname}.`;
+      this.username.value = '';
+      this.note.value = '';
+    } catch (error) {
+      this.feedback.textContent = error.message;
+    }
+  }
+
+  render() {
+    const { incoming, outgoing } = this.client.requests;
+    fill(this.incoming, incoming.length === 0
+      ? h('li', { class: 'empty' }, 'No requests.')
+      : incoming.map((request) => this.person(request.from, request.message,
+        h('button', { type: 'button', class: 'primary', 'data-accept': request.from.username, onclick: () => this.answer(request.id, 'accept') }, 'Accept'),
+        h('button', { type: 'button', class: 'ghost', onclick: () => this.answer(request.id, 'reject') }, 'Decline'))));
+    fill(this.outgoing, outgoing.length === 0
+      ? h('li', { class: 'empty' }, 'None.')
+      : outgoing.map((request) => this.person(request.to, request.message)));
+    const friends = [...this.client.contacts].sort((a, b) => this.client.nameOf(a.user.id).localeCompare(this.client.nameOf(b.user.id)));
+    fill(this.friends, friends.length === 0
+      ? h('li', { class: 'empty' }, 'No friends yet.')
+      : friends.map((contact) => this.person(contact.user, contact.remark ? `@${contact.user.username}` : '',
+        h('button', { type: 'button', class: 'ghost', 'data-message': contact.user.username, onclick: () => this.openChat(contact.user.id) }, 'Message'))));
+  }
+
+  person(user, note, ...actions) {
+    return h('li', { class: 'person' },
+      h('span', { class: 'avatar', 'aria-hidden': 'true' }, initials(user.nickname)),
+      h('span', { class: 'summary' },
+        h('span', { class: 'title' }, this.client.nameOf(user.id) === `User ${user.id}` ? user.nickname : this.client.nameOf(user.id), h('span', { class: 'handle' }, ` @${user.username}`)),
+        note ? h('span', { class: 'preview' }, note) : null),
+      h('span', { class: 'actions' }, actions));
+  }
+
+  async answer(requestId, answer) {
+    try {
+      await this.client.answerRequest(requestId, answer);
+    } catch (error) {
+      this.feedback.textContent = error.message;
+    }
+  }
+
+  async openChat(userId) {
+    try {
+      this.onOpen(await this.client.openDirect(userId));
+    } catch (error) {
+      this.feedback.textContent = error.message;
+    }
+  }
+}

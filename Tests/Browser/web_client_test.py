@@ -1,0 +1,373 @@
+"""The browser client in a real Chromium (headless, through Selenium) against a real server.
+
+Run by scripts/test-browser.sh, which starts the server and passes its address. Each test
+registers its own users, so the tests share one server. A screenshot of every step goes to
+the artefacts folder, and every page is checked with axe-core for serious accessibility
+violations.
+"""
+
+import argparse
+import os
+import struct
+import tempfile
+import sys
+import time
+import unittest
+import uuid
+
+from axe_selenium_python import Axe
+from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
+
+SERVER = os.environ.get("PARLEY_BROWSER_SERVER", "http://127.0.0.1:54340")
+ARTEFACTS = os.environ.get("PARLEY_BROWSER_ARTEFACTS", "browser-artefacts")
+PASSWORD = "Passw0rd!"
+
+
+def png(width, height):
+    """A valid PNG of a diagonal gradient, made here so the test needs no image files."""
+    import zlib
+
+    raw = b"".join(b"\x00" + b"".join(bytes((x * 255 // width, y * 255 // height, 128)) for x in range(width))
+                   for y in range(height))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
+def wait_for(condition, what, timeout=30):
+    """Polls `condition` until it answers something truthy; fails naming `what`."""
+    deadline = time.monotonic() + timeout
+    last_error = None
+    while time.monotonic() < deadline:
+        try:
+            value = condition()
+            if value:
+                return value
+        except (StaleElementReferenceException, WebDriverException) as error:
+            last_error = error
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}" + (f" ({last_error})" if last_error else ""))
+
+
+class Person:
+    """One user in a browser window of their own."""
+
+    def __init__(self, test, nickname, width=1200, height=800):
+        self.test = test
+        self.nickname = nickname
+        self.username = f"{nickname.lower()}_{uuid.uuid4().hex[:8]}"
+        options = webdriver.ChromeOptions()
+        options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+        for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},{height}", "--lang=en-US"]:
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
+        self.driver.execute_cdp_cmd("Network.enable", {})
+        test.addCleanup(self.quit)
+
+    def quit(self):
+        for entry in self.driver.get_log("browser"):
+            if entry["level"] == "SEVERE" and "/v1/ws" not in entry["message"]:
+                print(f"[{self.nickname} console] {entry['message']}", file=sys.stderr)
+        self.driver.quit()
+
+    def find(self, selector):
+        return self.driver.find_element(By.CSS_SELECTOR, selector)
+
+    def all(self, selector):
+        return self.driver.find_elements(By.CSS_SELECTOR, selector)
+
+    def shot(self, step):
+        os.makedirs(ARTEFACTS, exist_ok=True)
+        name = f"{self.test.id().split('.')[-1]}-{step}-{self.nickname.lower()}.png"
+        self.driver.save_screenshot(os.path.join(ARTEFACTS, name))
+
+    def check_accessibility(self, step):
+        """axe-core on the page as it is: no serious or critical violation."""
+        axe = Axe(self.driver)
+        axe.inject()
+        results = axe.run()
+        serious = [v for v in results["violations"] if v["impact"] in ("serious", "critical")]
+        os.makedirs(ARTEFACTS, exist_ok=True)
+        axe.write_results(results, os.path.join(ARTEFACTS, f"{self.test.id().split('.')[-1]}-{step}-axe.json"))
+        self.test.assertEqual(
+            [], [f"{v['id']}: {v['help']} ({[n['target'] for n in v['nodes']][:3]})" for v in serious],
+            f"axe found serious violations on {step}")
+
+    # The login screen.
+
+    def register(self):
+        self.driver.get(SERVER + "/")
+        wait_for(lambda: self.find("#auth-login"), "the login form")
+        self.find("#tab-register").click()
+        self.find("#auth-login").send_keys(self.username)
+        self.find("#auth-password").send_keys(PASSWORD)
+        self.find("#auth-nickname").send_keys(self.nickname)
+        self.find("#auth-submit").click()
+        self.wait_online()
+
+    def wait_online(self, timeout=30):
+        wait_for(lambda: self.find("#connection-state").get_attribute("data-state") == "online", f"{self.nickname} online", timeout)
+
+    def connection_state(self):
+        return self.find("#connection-state").get_attribute("data-state")
+
+    # Contacts.
+
+    def ask_to_be_friends(self, other):
+        self.find("#tab-contacts").click()
+        self.find("#friend-username").send_keys(other.username)
+        self.find("#friend-send").click()
+        wait_for(lambda: "Request sent" in self.find("#friend-feedback").text, "the request to be sent")
+
+    def accept(self, other):
+        self.find("#tab-contacts").click()
+        button = wait_for(lambda: self.find(f'[data-accept="{other.username}"]'), f"{other.nickname}'s request")
+        button.click()
+        wait_for(lambda: self.all(f'[data-message="{other.username}"]'), f"{other.nickname} among the friends")
+
+    # Chats.
+
+    def open_chat(self, title):
+        self.find("#tab-chats").click()
+
+        def button():
+            for candidate in self.all("#conversation-list .conversation"):
+                if candidate.find_element(By.CSS_SELECTOR, ".title").text.strip() == title:
+                    return candidate
+            return None
+
+        wait_for(button, f"the chat with {title} in {self.nickname}'s list").click()
+        wait_for(lambda: self.find("#chat-title").text == title, f"the chat with {title} open")
+
+    def type_message(self, text):
+        composer = self.find("#composer")
+        composer.send_keys(text)
+        composer.send_keys(Keys.ENTER)
+
+    def message_item(self, text):
+        for item in self.all("#messages li.message"):
+            if item.find_element(By.CSS_SELECTOR, ".text").text == text:
+                return item
+        return None
+
+    def act_on(self, text, action):
+        """Hovers a message (its actions show on hover or focus) and clicks one of them."""
+        item = wait_for(lambda: self.message_item(text), f"the message {text!r}")
+        ActionChains(self.driver).move_to_element(item).perform()
+        item.find_element(By.CSS_SELECTOR, f'.actions button[aria-label="{action}"]').click()
+
+    def messages(self):
+        """The texts of the open chat, in the order shown, with each one's state."""
+        return self.driver.execute_script(
+            "return [...document.querySelectorAll('#messages li.message')].map(li => "
+            "[li.querySelector('.text').textContent, li.dataset.state, li.dataset.seq || null])")
+
+    def texts(self):
+        return [text for text, _, _ in self.messages()]
+
+    def wait_texts(self, expected, what, timeout=30):
+        wait_for(lambda: self.texts() == expected, f"{what}: {expected}, shown {self.texts()}", timeout)
+
+    # The network.
+
+    def go_offline(self):
+        self.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+
+    def go_online(self):
+        self.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+
+
+class WebClientTests(unittest.TestCase):
+    def friends(self):
+        alice = Person(self, "Alice")
+        bob = Person(self, "Bob")
+        alice.register()
+        bob.register()
+        alice.ask_to_be_friends(bob)
+        bob.accept(alice)
+        return alice, bob
+
+    def test_the_page_is_served_with_a_strict_policy_and_the_login_form_is_accessible(self):
+        alice = Person(self, "Alice")
+        alice.driver.get(SERVER + "/")
+        wait_for(lambda: alice.find("#auth-login"), "the login form")
+        alice.shot("1-login")
+        alice.check_accessibility("login")
+        alice.find("#auth-login").send_keys("nobody_" + uuid.uuid4().hex[:6])
+        alice.find("#auth-password").send_keys("wrong password")
+        alice.find("#auth-submit").click()
+        wait_for(lambda: alice.find("#auth-error").text, "the server's error")
+        self.assertIn("password", alice.find("#auth-error").text.lower())
+        alice.find("#tab-register").click()
+        alice.find("#auth-login").clear()
+        alice.find("#auth-login").send_keys("ab")
+        alice.find("#auth-password").clear()
+        alice.find("#auth-password").send_keys("short")
+        alice.find("#auth-submit").click()
+        wait_for(lambda: "username" in alice.find("#auth-error").text.lower(), "the precise error for a bad username")
+        alice.shot("2-register-error")
+        # An inline script is refused by the page's policy.
+        alice.driver.execute_script(
+            "const s = document.createElement('script'); s.textContent = 'window.inlineRan = true'; document.body.append(s);")
+        self.assertFalse(alice.driver.execute_script("return window.inlineRan === true"), "an inline script ran")
+
+    def test_two_people_register_befriend_and_chat(self):
+        alice, bob = self.friends()
+        alice.shot("1-friends")
+        alice.open_chat("Bob")
+        bob.open_chat("Alice")
+        alice.type_message("Hi Bob! 你好")
+        bob.wait_texts(["Hi Bob! 你好"], "Bob sees Alice's message")
+        bob.type_message("Hello Alice 👋")
+        alice.wait_texts(["Hi Bob! 你好", "Hello Alice 👋"], "Alice sees the reply")
+        wait_for(lambda: alice.messages()[0][1] == "read", "Alice's message shown as read")
+        alice.shot("2-chat")
+        bob.shot("2-chat")
+        alice.check_accessibility("chat")
+        # At phone width the list and the chat take the screen in turn.
+        bob.driver.set_window_size(390, 844)
+        bob.shot("3-phone-chat")
+        bob.find(".back").click()
+        wait_for(lambda: bob.find("#conversation-list").is_displayed(), "the list at phone width")
+        bob.shot("4-phone-list")
+        bob.check_accessibility("phone-list")
+
+    def test_messages_written_offline_arrive_once_and_in_order(self):
+        alice, bob = self.friends()
+        alice.open_chat("Bob")
+        bob.open_chat("Alice")
+        alice.type_message("before the tunnel")
+        bob.wait_texts(["before the tunnel"], "Bob sees the first message")
+        alice.go_offline()
+        wait_for(lambda: alice.connection_state() == "offline", "Alice's page to show it is offline")
+        for text in ["in the tunnel 1", "in the tunnel 2", "in the tunnel 3"]:
+            alice.type_message(text)
+        wait_for(lambda: [s for _, s, _ in alice.messages()] == ["read", "sending", "sending", "sending"],
+                 f"three messages waiting, shown {alice.messages()}")
+        bob.type_message("are you there?")
+        alice.shot("1-offline")
+        time.sleep(1)
+        self.assertEqual(bob.texts(), ["before the tunnel", "are you there?"], "nothing arrived while Alice was offline")
+        alice.go_online()
+        alice.wait_online()
+        # Alice's three reached the server after Bob's question: both see them after it.
+        expected = ["before the tunnel", "are you there?", "in the tunnel 1", "in the tunnel 2", "in the tunnel 3"]
+        alice.wait_texts(expected, "Alice sees every message once, in the server's order")
+        bob.wait_texts(expected, "Bob sees every message once, in order")
+        seqs = [int(seq) for _, _, seq in bob.messages()]
+        self.assertEqual(seqs, sorted(seqs), "shown in seq order")
+        self.assertEqual(len(set(seqs)), len(seqs), "no message twice")
+        alice.shot("2-back-online")
+        bob.shot("2-back-online")
+
+    def test_a_reload_while_sending_loses_nothing_and_doubles_nothing(self):
+        alice, bob = self.friends()
+        alice.open_chat("Bob")
+        bob.open_chat("Alice")
+        # Written offline, the message waits in the outbox; the page reloads the moment the
+        # network is back, so the old page may or may not have sent it on its way out.
+        alice.go_offline()
+        wait_for(lambda: alice.connection_state() == "offline", "Alice offline")
+        alice.type_message("written before the reload")
+        wait_for(lambda: alice.messages() and alice.messages()[-1][1] == "sending", "the message waiting")
+        alice.go_online()
+        alice.driver.refresh()
+        wait_for(lambda: alice.find("#conversation-list"), "the app after the reload")
+        alice.open_chat("Bob")
+        alice.wait_texts(["written before the reload"], "the message after the reload")
+        alice.shot("1-reloaded")
+        bob.wait_texts(["written before the reload"], "Bob gets the message once")
+        # Send and reload at once: whether the server had it or not, it is there once.
+        alice.type_message("sent as the page reloads")
+        wait_for(lambda: "sent as the page reloads" in alice.texts(), "the local echo")
+        alice.driver.refresh()
+        wait_for(lambda: alice.find("#conversation-list"), "the app after the second reload")
+        alice.open_chat("Bob")
+        expected = ["written before the reload", "sent as the page reloads"]
+        alice.wait_texts(expected, "Alice sees both once")
+        bob.wait_texts(expected, "Bob sees both once")
+        wait_for(lambda: [s for _, s, _ in alice.messages()] == ["read", "read"], "both read by Bob")
+        time.sleep(1)
+        self.assertEqual(bob.texts(), expected, "no message came twice")
+        alice.shot("2-after-reloads")
+        bob.shot("2-after-reloads")
+
+    def test_reply_recall_with_re_edit_and_search(self):
+        alice, bob = self.friends()
+        alice.open_chat("Bob")
+        bob.open_chat("Alice")
+        alice.type_message("我们明天上午十点开会")
+        bob.wait_texts(["我们明天上午十点开会"], "Bob sees the message")
+        bob.act_on("我们明天上午十点开会", "Reply")
+        wait_for(lambda: "Replying to Alice" in bob.find("#reply-text").text, "the reply bar")
+        bob.type_message("好的，十点见")
+        alice.wait_texts(["我们明天上午十点开会", "好的，十点见"], "Alice sees the reply")
+        wait_for(lambda: "Alice: 我们明天上午十点开会" in alice.message_item("好的，十点见").text, "the quote in the reply")
+        alice.shot("1-reply")
+
+        alice.type_message("a typo I regret")
+        bob.wait_texts(["我们明天上午十点开会", "好的，十点见", "a typo I regret"], "Bob sees the typo")
+        alice.act_on("a typo I regret", "Recall")
+        alice.wait_texts(["我们明天上午十点开会", "好的，十点见", "You recalled a message"], "Alice sees it recalled")
+        bob.wait_texts(["我们明天上午十点开会", "好的，十点见", "A message was recalled"], "the recall reaches Bob")
+        wait_for(lambda: bob.find("#conversation-list .preview").text == "A message was recalled", "the recall in Bob's chat list")
+        alice.find("#messages li.message:last-child .actions button").click()
+        wait_for(lambda: alice.find("#composer").get_attribute("value") == "a typo I regret", "the recalled text back in the composer")
+        alice.shot("2-recalled")
+        bob.shot("2-recalled")
+
+        search = bob.find("#search")
+        search.send_keys("十点开会")
+        hit = wait_for(lambda: bob.all("#search-results .hit"), "a search hit")[0]
+        self.assertEqual("我们明天上午十点开会", hit.text)
+        self.assertEqual("十点开会", hit.find_element(By.CSS_SELECTOR, "mark").text)
+        self.assertEqual(1, len(bob.all("#search-results .hit")), "the recalled message and the reply are not hits")
+        bob.shot("3-search")
+        bob.check_accessibility("search")
+        hit.click()
+        wait_for(lambda: bob.find("#chat-title").text == "Alice", "the chat opened from the hit")
+
+    def test_a_picture_is_uploaded_and_shown_on_the_other_side(self):
+        alice, bob = self.friends()
+        alice.open_chat("Bob")
+        bob.open_chat("Alice")
+        path = os.path.join(tempfile.mkdtemp(), "gradient.png")
+        with open(path, "wb") as file:
+            file.write(png(640, 400))
+        alice.find("#image-picker").send_keys(path)
+
+        def shown(person):
+            images = person.all("#messages img.picture")
+            return images and person.driver.execute_script(
+                "const i = arguments[0]; return i.complete && i.naturalWidth > 0 && !i.src.startsWith('blob:')", images[-1])
+
+        wait_for(lambda: shown(alice), "Alice's picture sent and shown from the server")
+        wait_for(lambda: shown(bob), "the picture on Bob's side")
+        image = bob.all("#messages img.picture")[-1]
+        self.assertEqual(("280", "175"), (image.get_attribute("width"), image.get_attribute("height")), "its proportions")
+        self.assertEqual(320, bob.driver.execute_script("return arguments[0].naturalWidth", image), "the thumbnail, not the whole picture")
+        self.assertEqual("[Image]", bob.find("#conversation-list .preview").text)
+        bob.shot("1-picture")
+        bob.find("#messages .picture-button").click()
+        viewer = wait_for(lambda: bob.find("dialog.viewer[open] img"), "the picture viewer")
+        wait_for(lambda: bob.driver.execute_script("return arguments[0].naturalWidth", viewer) == 640, "the whole picture")
+        bob.shot("2-viewer")
+        bob.check_accessibility("viewer")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("unittest_args", nargs="*")
+    arguments = parser.parse_args()
+    unittest.main(argv=[sys.argv[0], "-v"] + arguments.unittest_args)
