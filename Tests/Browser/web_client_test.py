@@ -114,6 +114,9 @@ class Person:
         self.find("#auth-submit").click()
         self.wait_online()
 
+    def user_id(self):
+        return self.driver.execute_script("return JSON.parse(localStorage.getItem('parley.session')).account.user.id")
+
     def wait_online(self, timeout=30):
         wait_for(lambda: self.find("#connection-state").get_attribute("data-state") == "online", f"{self.nickname} online", timeout)
 
@@ -235,6 +238,22 @@ class WebClientTests(unittest.TestCase):
         alice.shot("2-chat")
         bob.shot("2-chat")
         alice.check_accessibility("chat")
+        def theme_and_background():
+            return alice.driver.execute_script(
+                "return [document.documentElement.dataset.theme, getComputedStyle(document.body).backgroundColor]")
+
+        alice.find("#theme-toggle").click()  # the page follows the system's day: night
+        night = theme_and_background()
+        alice.find("#theme-toggle").click()
+        day = theme_and_background()
+        self.assertEqual(("night", "day"), (night[0], day[0]))
+        self.assertNotEqual(night[1], day[1], "day and night look different")
+        alice.find("#theme-toggle").click()
+        alice.shot("2-chat-night")
+        alice.check_accessibility("chat-night")
+        alice.driver.refresh()
+        wait_for(lambda: alice.find("#conversation-list"), "the app after a reload")
+        self.assertEqual("night", alice.driver.execute_script("return document.documentElement.dataset.theme"), "the theme is kept")
         # At phone width the list and the chat take the screen in turn.
         bob.driver.set_window_size(390, 844)
         bob.shot("3-phone-chat")
@@ -364,6 +383,68 @@ class WebClientTests(unittest.TestCase):
         wait_for(lambda: bob.driver.execute_script("return arguments[0].naturalWidth", viewer) == 640, "the whole picture")
         bob.shot("2-viewer")
         bob.check_accessibility("viewer")
+
+    def system_lines(self, person):
+        return [li.text for li in person.all("#messages li.system")]
+
+    def test_group_administration(self):
+        alice, bob = self.friends()
+        carol = Person(self, "Carol")
+        carol.register()
+        alice.ask_to_be_friends(carol)
+        carol.accept(alice)
+
+        alice.find("#tab-chats").click()
+        alice.find("#new-group-open").click()
+        alice.find("#new-group-name").send_keys("Launch 团队")
+        for person in (bob, carol):
+            alice.find(f'#new-group input[data-username="{person.username}"]').click()
+        alice.shot("1-new-group")
+        alice.find("#new-group-create").click()
+        wait_for(lambda: alice.find("#chat-title").text == "Launch 团队", "the new group open")
+        for person in (bob, carol):
+            person.open_chat("Launch 团队")
+        alice.type_message("Welcome, both of you")
+        carol.wait_texts(["Welcome, both of you"], "Carol reads the group")
+
+        alice.find("#group-info").click()
+        wait_for(lambda: alice.all("#group-members [data-role-for]"), "the member list")
+        bob_id, carol_id = bob.user_id(), carol.user_id()
+        alice.find(f'[data-role-for="{bob_id}"]').click()
+        wait_for(lambda: alice.find(f'[data-member="{bob_id}"] .preview').text == "Admin", "Bob shown as an admin")
+        announcement = alice.find("#group-announcement")
+        announcement.send_keys("Standup at 10, every day")
+        alice.find("#group-announce").click()
+        alice.shot("2-group-panel")
+        alice.check_accessibility("group-panel")
+        alice.find("#group-close").click()
+
+        wait_for(lambda: "Alice made you an admin" in self.system_lines(bob), f"Bob told he is an admin: {self.system_lines(bob)}")
+        wait_for(lambda: bob.find("#announcement").text == "📢 Standup at 10, every day", "the announcement on Bob's screen")
+
+        bob.find("#group-info").click()
+        remove = wait_for(lambda: bob.find(f'[data-remove="{carol_id}"]'), "Bob may remove Carol")
+        self.assertEqual([], bob.all(f'[data-remove="{alice.user_id()}"]'), "an admin is not offered to remove the owner")
+        remove.click()
+        wait_for(lambda: not bob.all(f'[data-member="{carol_id}"]'), "Carol gone from the members")
+        rename = bob.find("#group-name")
+        rename.clear()
+        rename.send_keys("Launch team")
+        bob.find("#group-rename").click()
+        wait_for(lambda: bob.find("#chat-title").text == "Launch team", "the new name on Bob's screen")
+        bob.find("#group-close").click()
+
+        wait_for(lambda: "Bob removed you" in self.system_lines(carol), f"Carol told she was removed: {self.system_lines(carol)}")
+        wait_for(lambda: carol.find("#composer").get_attribute("disabled") is not None, "Carol can no longer write there")
+        alice.wait_texts(["Welcome, both of you"], "the message stays")
+        wait_for(lambda: alice.find("#chat-title").text == "Launch team", "Alice sees the new name")
+        self.assertEqual(
+            ["You made Bob an admin", "You posted an announcement: Standup at 10, every day", "Bob removed Carol",
+             "Bob renamed the group to “Launch team”"],
+            self.system_lines(alice)[-4:])
+        alice.shot("3-after")
+        bob.shot("3-after")
+        carol.shot("3-removed")
 
 
 if __name__ == "__main__":

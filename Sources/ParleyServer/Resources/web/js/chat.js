@@ -4,6 +4,7 @@
 
 import { fill, h } from './dom.js';
 import { clock, dayLabel, previewOf } from './format.js';
+import { GroupPanel } from './group.js';
 
 /** A new start is sent at most this often while the user keeps typing. */
 const TYPING_EVERY = 3000;
@@ -17,7 +18,11 @@ export class ChatView {
     this.title = h('h2', { class: 'chat-title', id: 'chat-title' });
     this.typing = h('p', { class: 'typing', 'aria-live': 'polite', id: 'typing' });
     const back = h('button', { type: 'button', class: 'ghost back', onclick: onBack, 'aria-label': 'Back to chats' }, '←');
-    this.header = h('header', { class: 'chat-header' }, back, h('div', {}, this.title, this.typing));
+    this.groupPanel = new GroupPanel(client);
+    this.infoButton = h('button', {
+      type: 'button', class: 'ghost', id: 'group-info', onclick: () => this.groupPanel.open(this.conversationId),
+    }, 'Group info');
+    this.header = h('header', { class: 'chat-header' }, back, h('div', { class: 'heading' }, this.title, this.typing), this.infoButton, this.groupPanel.element);
     this.list = h('ol', { class: 'message-list', id: 'messages' });
     // The scrolling log around the list: screen readers announce what is added.
     this.messages = h('div', { class: 'messages', role: 'log', 'aria-live': 'polite', 'aria-labelledby': 'chat-title', tabindex: '0' }, this.list);
@@ -54,6 +59,7 @@ export class ChatView {
     }, this.attach, this.picker, this.input, this.sendButton);
     this.notice = h('p', { class: 'chat-notice', role: 'alert', id: 'chat-notice' });
     this.composerArea = h('div', { class: 'composer-area' }, this.notice, this.replyBar, this.composer, this.viewer);
+    this.announcement = h('p', { class: 'announcement', id: 'announcement', hidden: true });
     this.placeholder = h('p', { class: 'no-chat' }, 'Choose a chat, or add a friend under Contacts.');
     this.element = h('section', { class: 'chat', 'aria-label': 'Conversation' }, this.placeholder);
   }
@@ -66,7 +72,7 @@ export class ChatView {
       fill(this.element, this.placeholder);
       return;
     }
-    fill(this.element, this.header, this.messages, this.composerArea);
+    fill(this.element, this.header, this.announcement, this.messages, this.composerArea);
     this.replyTo(null);
     this.notice.textContent = '';
     this.stickToBottom = true;
@@ -83,10 +89,14 @@ export class ChatView {
     const conversation = this.client.conversations.get(this.conversationId);
     if (!conversation) return;
     this.title.textContent = this.client.titleOf(conversation);
-    const removed = conversation.removed;
+    this.infoButton.hidden = conversation.kind !== 'group' || conversation.removed;
+    this.announcement.hidden = !conversation.group?.announcement;
+    this.announcement.textContent = conversation.group?.announcement ? `📢 ${conversation.group.announcement.text}` : '';
+    const removed = conversation.removed || conversation.group?.dissolvedAt !== undefined;
     this.input.disabled = removed;
     this.sendButton.disabled = removed;
-    this.input.placeholder = removed ? 'You are no longer a member of this group' : 'Write a message';
+    this.attach.disabled = removed;
+    this.input.placeholder = removed ? 'You can read this group but no longer send to it' : 'Write a message';
   }
 
   async render() {

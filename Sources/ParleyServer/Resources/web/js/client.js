@@ -161,6 +161,7 @@ export class Client extends EventTarget {
           conversationId, after, before: end + 1, limit: HISTORY_PAGE,
         });
         await this.store.storeMessages(page.messages);
+        await this.learnUsersOf(page.messages);
         fetched = fetched || page.messages.length > 0;
         if (!page.hasMore || page.messages.length === 0) break;
         after = page.messages[page.messages.length - 1].seq;
@@ -214,6 +215,7 @@ export class Client extends EventTarget {
   /** Stores messages that arrived (push or send result) and fills any hole they reveal. */
   async receiveMessages(messages) {
     const changed = await this.store.storeMessages(messages);
+    await this.learnUsersOf(messages);
     for (const message of messages) {
       const conversation = this.conversations.get(message.conversationId);
       if (!conversation) {
@@ -302,6 +304,11 @@ export class Client extends EventTarget {
         this.changed('conversations');
         break;
       }
+      case 'members.added':
+      case 'members.removed':
+      case 'members.updated':
+        this.changed('members', { conversationId: event.conversationId });
+        break;
       case 'profile.updated':
         this.account = event.account;
         this.me = event.account.user;
@@ -521,17 +528,31 @@ export class Client extends EventTarget {
     for (const conversation of this.conversations.values()) {
       if (conversation.peerId) wanted.add(conversation.peerId);
       if (conversation.lastMessage) wanted.add(conversation.lastMessage.senderId);
+      for (const id of conversation.lastMessage?.content?.userIds ?? []) wanted.add(id);
     }
     const missing = [...wanted].filter((id) => !this.users.has(id));
-    await Promise.all(missing.map(async (id) => {
-      try {
-        const user = await this.api.get(`/v1/users/${id}`);
-        this.users.set(id, user);
-        await this.store.put('users', user);
-      } catch {
-        // shown as "User <id>" until the next try
-      }
-    }));
+    await Promise.all(missing.map((id) => this.fetchUser(id)));
+  }
+
+  /** Fetches the profiles of the senders and the people named in messages, if unknown. */
+  async learnUsersOf(messages) {
+    const ids = new Set();
+    for (const message of messages) {
+      ids.add(message.senderId);
+      if (message.content?.actorId) ids.add(message.content.actorId);
+      for (const id of message.content?.userIds ?? []) ids.add(id);
+    }
+    await Promise.all([...ids].filter((id) => !this.users.has(id)).map((id) => this.fetchUser(id)));
+  }
+
+  async fetchUser(id) {
+    try {
+      const user = await this.api.get(`/v1/users/${id}`);
+      this.users.set(id, user);
+      await this.store.put('users', user);
+    } catch {
+      // shown as "User <id>" until the next try
+    }
   }
 
   async refreshContacts() {
@@ -564,6 +585,54 @@ export class Client extends EventTarget {
     this.changed('conversations');
     await this.fillHoles(conversation.id);
     return conversation.id;
+  }
+
+  // MARK: - Groups
+
+  /** Creates a group with me as its owner and answers its conversation id. */
+  async createGroup(name, memberIds) {
+    const detail = await this.api.post('/v1/conversations', { name, memberIds });
+    await this.holdDetail(detail);
+    return detail.conversation.id;
+  }
+
+  /** A group as it stands, with its members (fetched). */
+  async groupDetail(conversationId) {
+    const detail = await this.api.get(`/v1/conversations/${conversationId}`);
+    await this.holdDetail(detail);
+    return detail;
+  }
+
+  async holdDetail(detail) {
+    const conversation = this.holdConversation(detail.conversation);
+    await this.store.mergeConversations([conversation]);
+    for (const member of detail.members ?? []) {
+      if (!this.users.has(member.userId)) await this.fetchUser(member.userId);
+    }
+    this.changed('conversations');
+  }
+
+  /** Changes the group's profile (name, announcement, muteAll, …): owner and admins. */
+  async updateGroup(conversationId, fields) {
+    await this.holdDetail(await this.connection.request('update_group', { conversationId, ...fields }));
+  }
+
+  addMembers(conversationId, userIds) {
+    return this.api.post(`/v1/conversations/${conversationId}/members`, { userIds });
+  }
+
+  /** Sets a member's `role`, `mutedUntil` or (my own) `nickname`. */
+  updateMember(conversationId, userId, fields) {
+    return this.api.request('PATCH', `/v1/conversations/${conversationId}/members/${userId}`, fields);
+  }
+
+  /** Removes a member, or, with my own id, leaves. */
+  removeMember(conversationId, userId) {
+    return this.api.request('DELETE', `/v1/conversations/${conversationId}/members/${userId}`);
+  }
+
+  createInvite(conversationId) {
+    return this.api.post(`/v1/conversations/${conversationId}/links`, {});
   }
 
   // MARK: - Notifications

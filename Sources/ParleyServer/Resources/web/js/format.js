@@ -36,8 +36,50 @@ export function previewOf(message, client) {
     case 'file':
       return `[File] ${message.content.name ?? ''}`;
     case 'system':
-      return 'Group updated';
+      return systemText(message.content, client);
     default:
       return `[${message.kind}]`;
+  }
+}
+
+const UNTIL_LIFTED = 253402300799999;
+
+/** A group change in words: "Alice made Bob an admin". */
+export function systemText({ event, actorId, userIds = [], text, until }, client) {
+  const actor = actorId === client.me.id ? 'You' : client.nameOf(actorId);
+  const users = userIds.map((id) => (id === client.me.id ? 'you' : client.nameOf(id))).join(', ');
+  switch (event) {
+    case 'member.joined':
+      return userIds.length === 1 && userIds[0] === actorId ? `${actor} joined` : `${actor} added ${users}`;
+    case 'member.left':
+      return `${actor} left`;
+    case 'member.removed':
+      return `${actor} removed ${users}`;
+    case 'member.muted':
+      return until === UNTIL_LIFTED ? `${actor} muted ${users}` : `${actor} muted ${users} until ${new Date(until).toLocaleString()}`;
+    case 'member.unmuted':
+      return `${actor} lifted the mute of ${users}`;
+    case 'admin.added':
+      return `${actor} made ${users} ${userIds.length === 1 ? 'an admin' : 'admins'}`;
+    case 'admin.removed':
+      return `${actor} made ${users} ${userIds.length === 1 ? 'a member' : 'members'} again`;
+    case 'mute_all.on':
+      return `${actor} muted everyone but the admins`;
+    case 'mute_all.off':
+      return `${actor} let everyone send again`;
+    case 'group.renamed':
+      return `${actor} renamed the group to “${text}”`;
+    case 'description.updated':
+      return text ? `${actor} changed the description` : `${actor} cleared the description`;
+    case 'announcement.updated':
+      return text ? `${actor} posted an announcement: ${text}` : `${actor} cleared the announcement`;
+    case 'join_policy.updated':
+      return `${actor} set who may join to “${text}”`;
+    case 'owner.transferred':
+      return `${actor} handed the group to ${users}`;
+    case 'group.dissolved':
+      return `${actor} dissolved the group`;
+    default:
+      return 'The group was changed';
   }
 }

@@ -6,6 +6,7 @@ import { applyTheme, fill, h } from './dom.js';
 import { clock, initials, previewOf } from './format.js';
 import { ChatView } from './chat.js';
 import { ContactsView } from './contacts.js';
+import { NewGroupDialog } from './group.js';
 
 const STATE_TEXT = {
   online: 'Online',
@@ -30,6 +31,11 @@ export class Messenger {
     this.requestBadge = h('span', { class: 'badge', hidden: true });
     this.contactsTab.append(this.requestBadge);
     this.list = h('ul', { class: 'conversation-list', id: 'conversation-list', 'aria-label': 'Chats' });
+    this.newGroup = new NewGroupDialog(client, { onCreated: (id) => this.open(id) });
+    this.chats = h('div', { class: 'chats' },
+      h('div', { class: 'list-actions' },
+        h('button', { type: 'button', class: 'ghost', id: 'new-group-open', onclick: () => this.newGroup.open() }, 'New group')),
+      this.list, this.newGroup.element);
     this.contacts = new ContactsView(client, { onOpen: (id) => this.open(id) });
     this.sidebarBody = h('div', { class: 'sidebar-body' });
     this.searchInput = h('input', {
@@ -105,7 +111,7 @@ export class Messenger {
     this.tab = tab;
     this.chatsTab.setAttribute('aria-selected', String(tab === 'chats'));
     this.contactsTab.setAttribute('aria-selected', String(tab === 'contacts'));
-    fill(this.sidebarBody, tab === 'chats' ? this.list : this.contacts.element);
+    fill(this.sidebarBody, tab === 'chats' ? this.chats : this.contacts.element);
     if (tab === 'contacts') this.contacts.render();
   }
 
@@ -152,7 +158,7 @@ export class Messenger {
   /** Pinned first (in the order pinned), then by last activity; hidden ones left out. */
   renderList() {
     const conversations = [...this.client.conversations.values()]
-      .filter((c) => !c.removed && !(c.settings?.hiddenUpToSeq !== undefined && c.maxSeq <= c.settings.hiddenUpToSeq))
+      .filter((c) => !(c.settings?.hiddenUpToSeq !== undefined && c.maxSeq <= c.settings.hiddenUpToSeq))
       .sort((a, b) => {
         const pinA = a.settings?.pinnedAt;
         const pinB = b.settings?.pinnedAt;
@@ -179,7 +185,8 @@ export class Messenger {
     if (queued.length > 0) preview = previewOf(queued[queued.length - 1], this.client);
     else if (draft) preview = `Draft: ${draft}`;
     else if (last) preview = previewOf(last, this.client);
-    const unread = conversation.unreadCount ?? 0;
+    // A group I left or was removed from cannot be marked read: it shows nothing unread.
+    const unread = conversation.removed ? 0 : conversation.unreadCount ?? 0;
     const muted = conversation.settings?.muted;
     const badge = unread > 0
       ? h('span', { class: muted ? 'badge muted' : 'badge', 'aria-label': `${unread} unread` }, muted ? '' : String(unread))

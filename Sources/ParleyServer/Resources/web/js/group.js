@@ -1,0 +1,208 @@
+// A group's panel: its name, announcement and rules, its members with their roles, and
+// what my role lets me do (docs/protocol.md, "Who may do what"): rename, announce, mute
+// everyone, add friends, make admins, remove, share an invite link, leave. The server
+// enforces every rule; the panel only leaves out buttons that could not work.
+
+import { fill, h } from './dom.js';
+
+const RANK = { owner: 3, admin: 2, member: 1 };
+
+export class GroupPanel {
+  constructor(client) {
+    this.client = client;
+    this.conversationId = null;
+    this.body = h('div', { class: 'group-body' });
+    this.error = h('p', { class: 'form-error', role: 'alert', id: 'group-error' });
+    this.element = h('dialog', { class: 'group-panel', id: 'group-panel', 'aria-labelledby': 'group-panel-title' },
+      h('header', { class: 'panel-header' },
+        h('h2', { id: 'group-panel-title' }, 'Group'),
+        h('button', { type: 'button', class: 'ghost', id: 'group-close', onclick: () => this.element.close() }, 'Close')),
+      this.error, this.body);
+    client.addEventListener('change', (event) => {
+      const { what, conversationId } = event.detail;
+      if (this.element.open && conversationId === this.conversationId && ['members', 'messages'].includes(what)) this.refresh();
+    });
+  }
+
+  async open(conversationId) {
+    this.conversationId = conversationId;
+    this.error.textContent = '';
+    fill(this.body, h('p', {}, 'Loading…'));
+    if (!this.element.open) this.element.showModal();
+    await this.refresh();
+  }
+
+  async refresh() {
+    try {
+      this.render(await this.client.groupDetail(this.conversationId));
+    } catch (error) {
+      this.error.textContent = error.message;
+    }
+  }
+
+  /** Runs a change; the server's refusal is shown in its own words. */
+  async act(change) {
+    this.error.textContent = '';
+    try {
+      await change();
+      await this.refresh();
+    } catch (error) {
+      this.error.textContent = error.message;
+    }
+  }
+
+  render({ conversation, members }) {
+    const group = conversation.group;
+    const me = members.find((member) => member.userId === this.client.me.id);
+    const myRank = RANK[me?.role] ?? 0;
+    const manages = myRank >= RANK.admin && !group.dissolvedAt;
+    const id = conversation.id;
+    const sections = [];
+
+    const name = h('input', { id: 'group-name', value: group.name, maxlength: '64', disabled: !manages });
+    sections.push(h('form', {
+      class: 'panel-section', onsubmit: (event) => {
+        event.preventDefault();
+        this.act(() => this.client.updateGroup(id, { name: name.value }));
+      },
+    }, h('label', { for: 'group-name' }, 'Name'), h('div', { class: 'row' }, name,
+      manages ? h('button', { type: 'submit', class: 'primary', id: 'group-rename' }, 'Rename') : null)));
+
+    const announcement = h('textarea', { id: 'group-announcement', rows: '3', maxlength: '2000', disabled: !manages },
+      group.announcement?.text ?? '');
+    sections.push(h('form', {
+      class: 'panel-section', onsubmit: (event) => {
+        event.preventDefault();
+        this.act(() => this.client.updateGroup(id, { announcement: announcement.value }));
+      },
+    }, h('label', { for: 'group-announcement' }, 'Announcement'), announcement,
+    manages ? h('button', { type: 'submit', class: 'primary', id: 'group-announce' }, 'Post announcement') : null));
+
+    if (manages) {
+      const muteAll = h('input', {
+        type: 'checkbox', id: 'group-mute-all', checked: group.muteAll,
+        onchange: () => this.act(() => this.client.updateGroup(id, { muteAll: muteAll.checked })),
+      });
+      sections.push(h('div', { class: 'panel-section check' }, muteAll,
+        h('label', { for: 'group-mute-all' }, 'Only the owner and admins may send')));
+    }
+
+    sections.push(h('h3', {}, `Members (${members.length})`),
+      h('ul', { class: 'people', id: 'group-members' }, members
+        .sort((a, b) => RANK[b.role] - RANK[a.role] || this.client.nameOf(a.userId).localeCompare(this.client.nameOf(b.userId)))
+        .map((member) => this.memberItem(id, member, me, group))));
+
+    const mayAdd = !group.dissolvedAt && (group.joinPolicy === 'open' || manages);
+    const memberIds = new Set(members.map((member) => member.userId));
+    const candidates = this.client.contacts.filter((contact) => !memberIds.has(contact.user.id));
+    if (mayAdd && candidates.length > 0) {
+      const pick = h('select', { id: 'group-add-pick' },
+        candidates.map((contact) => h('option', { value: contact.user.id }, this.client.nameOf(contact.user.id))));
+      sections.push(h('form', {
+        class: 'panel-section', onsubmit: (event) => {
+          event.preventDefault();
+          this.act(() => this.client.addMembers(id, [Number(pick.value)]));
+        },
+      }, h('label', { for: 'group-add-pick' }, 'Add a friend'), h('div', { class: 'row' }, pick,
+        h('button', { type: 'submit', class: 'primary', id: 'group-add' }, 'Add'))));
+    }
+
+    const mayInvite = !group.dissolvedAt && (group.joinPolicy !== 'invite_only' || manages);
+    if (mayInvite) {
+      const code = h('output', { id: 'group-invite-code', class: 'invite-code' });
+      sections.push(h('div', { class: 'panel-section' },
+        h('button', {
+          type: 'button', class: 'ghost', id: 'group-invite',
+          onclick: () => this.act(async () => {
+            const link = await this.client.createInvite(id);
+            code.value = link.code;
+          }),
+        }, 'Create an invite code'), code));
+    }
+
+    if (me && me.role !== 'owner') {
+      sections.push(h('button', {
+        type: 'button', class: 'danger', id: 'group-leave',
+        onclick: () => this.act(async () => {
+          await this.client.removeMember(id, this.client.me.id);
+          this.element.close();
+        }),
+      }, 'Leave the group'));
+    }
+    fill(this.body, sections);
+  }
+
+  memberItem(conversationId, member, me, group) {
+    const userId = member.userId;
+    const isMe = userId === this.client.me.id;
+    const actions = [];
+    const active = !group.dissolvedAt && me;
+    if (active && me.role === 'owner' && !isMe) {
+      const next = member.role === 'admin' ? 'member' : 'admin';
+      actions.push(h('button', {
+        type: 'button', class: 'ghost', 'data-role-for': userId,
+        onclick: () => this.act(() => this.client.updateMember(conversationId, userId, { role: next })),
+      }, next === 'admin' ? 'Make admin' : 'Make member'));
+    }
+    if (active && !isMe && RANK[me.role] > RANK[member.role] && RANK[me.role] >= RANK.admin) {
+      actions.push(h('button', {
+        type: 'button', class: 'ghost', 'data-remove': userId,
+        onclick: () => this.act(() => this.client.removeMember(conversationId, userId)),
+      }, 'Remove'));
+    }
+    const name = member.nickname ?? this.client.nameOf(userId);
+    return h('li', { class: 'person', 'data-member': userId },
+      h('span', { class: 'summary' },
+        h('span', { class: 'title' }, isMe ? `${name} (you)` : name),
+        h('span', { class: 'preview' }, member.role === 'member' ? 'Member' : member.role === 'admin' ? 'Admin' : 'Owner')),
+      h('span', { class: 'actions' }, actions));
+  }
+}
+
+/** The dialog that makes a new group from a name and friends. */
+export class NewGroupDialog {
+  constructor(client, { onCreated }) {
+    this.client = client;
+    this.onCreated = onCreated;
+    this.name = h('input', { id: 'new-group-name', maxlength: '64', required: true });
+    this.friends = h('fieldset', { class: 'friend-picks' });
+    this.error = h('p', { class: 'form-error', role: 'alert' });
+    this.element = h('dialog', { class: 'group-panel', id: 'new-group', 'aria-labelledby': 'new-group-title' },
+      h('form', {
+        class: 'panel-section', onsubmit: (event) => {
+          event.preventDefault();
+          this.create();
+        },
+      },
+      h('h2', { id: 'new-group-title' }, 'New group'),
+      h('label', { for: 'new-group-name' }, 'Name'), this.name,
+      this.friends, this.error,
+      h('div', { class: 'row' },
+        h('button', { type: 'submit', class: 'primary', id: 'new-group-create' }, 'Create'),
+        h('button', { type: 'button', class: 'ghost', onclick: () => this.element.close() }, 'Cancel'))));
+  }
+
+  open() {
+    this.name.value = '';
+    this.error.textContent = '';
+    fill(this.friends, h('legend', {}, 'Friends to add'),
+      this.client.contacts.length === 0 ? h('p', {}, 'Add friends first, under Contacts.') : null,
+      this.client.contacts.map((contact) => {
+        const box = h('input', { type: 'checkbox', value: contact.user.id, id: `pick-${contact.user.id}`, 'data-username': contact.user.username });
+        return h('div', { class: 'check' }, box, h('label', { for: `pick-${contact.user.id}` }, this.client.nameOf(contact.user.id)));
+      }));
+    this.element.showModal();
+    this.name.focus();
+  }
+
+  async create() {
+    const memberIds = [...this.friends.querySelectorAll('input:checked')].map((box) => Number(box.value));
+    try {
+      const conversationId = await this.client.createGroup(this.name.value, memberIds);
+      this.element.close();
+      this.onCreated(conversationId);
+    } catch (error) {
+      this.error.textContent = error.message;
+    }
+  }
+}
