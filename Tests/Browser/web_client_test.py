@@ -446,6 +446,65 @@ class WebClientTests(unittest.TestCase):
         bob.shot("3-after")
         carol.shot("3-removed")
 
+    def test_settings_sessions_and_conversation_settings(self):
+        alice, bob = self.friends()
+        # Alice signs in on a second browser: two sessions, one signed out from the other.
+        laptop = Person(self, "Alice")
+        laptop.username = alice.username
+        laptop.driver.get(SERVER + "/")
+        wait_for(lambda: laptop.find("#auth-login"), "the login form")
+        laptop.find("#auth-login").send_keys(alice.username)
+        laptop.find("#auth-password").send_keys(PASSWORD)
+        laptop.find("#auth-submit").click()
+        laptop.wait_online()
+
+        alice.find("#settings-open").click()
+        wait_for(lambda: len(alice.all("#sessions li")) == 2, "both of Alice's sessions listed")
+        nickname = alice.find("#settings-nickname")
+        nickname.clear()
+        nickname.send_keys("Alice Liddell")
+        alice.find("#settings-signature").send_keys("Down the rabbit hole")
+        path = os.path.join(tempfile.mkdtemp(), "me.png")
+        with open(path, "wb") as file:
+            file.write(png(96, 96))
+        alice.find("#settings-avatar").send_keys(path)
+        alice.find("#settings-save-profile").click()
+        wait_for(lambda: alice.find("#settings-feedback").text == "Profile saved.", "the profile saved")
+        wait_for(lambda: laptop.find("#me").text == "Alice Liddell", "the new name on Alice's other device")
+        bob.find("#tab-chats").click()
+        wait_for(lambda: bob.driver.execute_script(
+            "const i = document.querySelector('#conversation-list .avatar img'); return i && i.complete && i.naturalWidth === 96"),
+            "Alice's picture in Bob's chat list")
+        alice.shot("1-settings")
+        alice.check_accessibility("settings")
+        alice.driver.find_element(By.CSS_SELECTOR, "#settings-text-size option[value='larger']").click()
+        self.assertEqual("125%", alice.driver.execute_script("return document.documentElement.style.fontSize"))
+        alice.find("[data-revoke]").click()
+        wait_for(lambda: laptop.find("#auth-error").text, "the other device sent back to the login screen")
+        self.assertIn("ended", laptop.find("#auth-error").text)
+        wait_for(lambda: len(alice.all("#sessions li")) == 1, "one session left")
+        alice.find("#settings-close").click()
+
+        # Pin, mute and a draft, kept on the server and seen on another chat.
+        alice.open_chat("Bob")
+        alice.find("#pin").click()
+        wait_for(lambda: alice.find("#pin").text == "Unpin", "pinned")
+        alice.find("#mute").click()
+        wait_for(lambda: alice.find("#mute").text == "Unmute", "muted")
+        alice.find("#composer").send_keys("half a thought")
+        # Leaving the page keeps what was typed as the draft, on the server.
+        alice.driver.refresh()
+        wait_for(lambda: alice.find("#conversation-list .preview").text == "Draft: half a thought", "the draft in the list")
+        flags = [f.get_attribute("aria-label") for f in alice.all("#conversation-list .flag")]
+        self.assertEqual(["pinned", "muted"], flags, "shown pinned and muted")
+        alice.open_chat("Bob")
+        self.assertEqual("half a thought", alice.find("#composer").get_attribute("value"), "the draft back in the composer")
+        alice.find("#composer").send_keys(Keys.ENTER)
+        bob.open_chat("Alice Liddell")  # her new name reached Bob
+        bob.wait_texts(["half a thought"], "the draft, sent")
+        wait_for(lambda: alice.find("#conversation-list .preview").text == "half a thought", "no draft once sent")
+        alice.shot("2-pinned-muted-draft")
+
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()

@@ -47,6 +47,8 @@ async function send(method, path, body, token, extraHeaders = {}) {
       headers,
       body: body === undefined || binary ? body : JSON.stringify(body),
       cache: 'no-store',
+      // A small request made as the page goes away (a draft) still reaches the server.
+      keepalive: !binary,
     });
   } catch {
     throw new ApiError('network', 'Cannot reach the server. Check your connection.');

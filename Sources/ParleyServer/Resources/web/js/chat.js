@@ -22,7 +22,10 @@ export class ChatView {
     this.infoButton = h('button', {
       type: 'button', class: 'ghost', id: 'group-info', onclick: () => this.groupPanel.open(this.conversationId),
     }, 'Group info');
-    this.header = h('header', { class: 'chat-header' }, back, h('div', { class: 'heading' }, this.title, this.typing), this.infoButton, this.groupPanel.element);
+    this.pinButton = h('button', { type: 'button', class: 'ghost', id: 'pin', onclick: () => this.toggle('pinned') });
+    this.muteButton = h('button', { type: 'button', class: 'ghost', id: 'mute', onclick: () => this.toggle('muted') });
+    this.header = h('header', { class: 'chat-header' }, back, h('div', { class: 'heading' }, this.title, this.typing),
+      this.pinButton, this.muteButton, this.infoButton, this.groupPanel.element);
     this.list = h('ol', { class: 'message-list', id: 'messages' });
     // The scrolling log around the list: screen readers announce what is added.
     this.messages = h('div', { class: 'messages', role: 'log', 'aria-live': 'polite', 'aria-labelledby': 'chat-title', tabindex: '0' }, this.list);
@@ -60,12 +63,18 @@ export class ChatView {
     this.notice = h('p', { class: 'chat-notice', role: 'alert', id: 'chat-notice' });
     this.composerArea = h('div', { class: 'composer-area' }, this.notice, this.replyBar, this.composer, this.viewer);
     this.announcement = h('p', { class: 'announcement', id: 'announcement', hidden: true });
+    document.addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'hidden') this.keepDraft();
+    });
     this.placeholder = h('p', { class: 'no-chat' }, 'Choose a chat, or add a friend under Contacts.');
     this.element = h('section', { class: 'chat', 'aria-label': 'Conversation' }, this.placeholder);
   }
 
   show(conversationId) {
-    if (this.conversationId && this.conversationId !== conversationId) this.stopTyping();
+    if (this.conversationId && this.conversationId !== conversationId) {
+      this.stopTyping();
+      this.keepDraft();
+    }
     this.conversationId = conversationId;
     this.client.setOpenConversation(conversationId);
     if (!conversationId) {
@@ -76,9 +85,28 @@ export class ChatView {
     this.replyTo(null);
     this.notice.textContent = '';
     this.stickToBottom = true;
+    this.input.value = this.client.conversations.get(conversationId)?.settings?.draft ?? '';
     this.renderHeader();
     this.render();
     this.input.focus();
+  }
+
+  /** What was typed and not sent is kept as the conversation's draft, on all my devices. */
+  keepDraft() {
+    const conversation = this.client.conversations.get(this.conversationId);
+    if (!conversation || conversation.removed || (conversation.settings?.draft ?? '') === this.input.value) return;
+    this.client.updateSettings(conversation.id, { draft: this.input.value }).catch(() => {});
+  }
+
+  async toggle(setting) {
+    const conversation = this.client.conversations.get(this.conversationId);
+    if (!conversation) return;
+    const on = setting === 'pinned' ? conversation.settings?.pinnedAt !== undefined : conversation.settings?.muted === true;
+    try {
+      await this.client.updateSettings(conversation.id, { [setting]: !on });
+    } catch (error) {
+      this.notice.textContent = error.message;
+    }
   }
 
   renderState() {
@@ -90,6 +118,13 @@ export class ChatView {
     if (!conversation) return;
     this.title.textContent = this.client.titleOf(conversation);
     this.infoButton.hidden = conversation.kind !== 'group' || conversation.removed;
+    const pinned = conversation.settings?.pinnedAt !== undefined;
+    const muted = conversation.settings?.muted === true;
+    this.pinButton.textContent = pinned ? 'Unpin' : 'Pin';
+    this.pinButton.setAttribute('aria-pressed', String(pinned));
+    this.muteButton.textContent = muted ? 'Unmute' : 'Mute';
+    this.muteButton.setAttribute('aria-pressed', String(muted));
+    this.pinButton.hidden = this.muteButton.hidden = conversation.removed === true;
     this.announcement.hidden = !conversation.group?.announcement;
     this.announcement.textContent = conversation.group?.announcement ? `📢 ${conversation.group.announcement.text}` : '';
     const removed = conversation.removed || conversation.group?.dissolvedAt !== undefined;
@@ -243,6 +278,7 @@ export class ChatView {
     if (this.replyingTo) this.client.send(this.conversationId, 'reply', { text, replyTo: this.replyingTo.id });
     else this.client.send(this.conversationId, 'text', { text });
     this.replyTo(null);
+    this.keepDraft();
   }
 
   /** Quotes a message in the next one sent (null: no longer). */

@@ -310,10 +310,7 @@ export class Client extends EventTarget {
         this.changed('members', { conversationId: event.conversationId });
         break;
       case 'profile.updated':
-        this.account = event.account;
-        this.me = event.account.user;
-        this.users.set(this.me.id, this.me);
-        this.changed('account');
+        this.applyAccount(event.account);
         break;
       case 'friend_request.updated':
       case 'contact.updated':
@@ -435,6 +432,17 @@ export class Client extends EventTarget {
     this.changed('messages', { conversationId: item.conversationId });
   }
 
+  // MARK: - My settings for a conversation
+
+  /** Sets `pinned`, `muted`, `hidden` or `draft` for a conversation, on all my devices. */
+  async updateSettings(conversationId, fields) {
+    const summary = await this.api.request('PATCH', `/v1/conversations/${conversationId}/settings`, fields);
+    const conversation = { ...this.holdConversation(summary), settings: summary.settings };
+    this.conversations.set(conversationId, conversation);
+    await this.store.mergeConversations([conversation]);
+    this.changed('conversations');
+  }
+
   // MARK: - Message actions
 
   /** Whether I may still recall a message of mine (the server's window, from `ready`). */
@@ -516,6 +524,11 @@ export class Client extends EventTarget {
     return this.users.get(userId)?.nickname ?? `User ${userId}`;
   }
 
+  /** The avatar file of a conversation: a group's own, or the other person's. */
+  avatarOf(conversation) {
+    return conversation.kind === 'group' ? conversation.group?.avatar : this.users.get(conversation.peerId)?.avatar;
+  }
+
   /** The title of a conversation: a group's name, or the other person's name. */
   titleOf(conversation) {
     if (conversation.kind === 'group') return conversation.name ?? conversation.group?.name ?? 'Group';
@@ -585,6 +598,33 @@ export class Client extends EventTarget {
     this.changed('conversations');
     await this.fillHoles(conversation.id);
     return conversation.id;
+  }
+
+  // MARK: - My settings for a conversation
+
+  /** Sets `pinned`, `muted`, `hidden` or `draft` for a conversation, on all my devices. */
+  async updateSettings(conversationId, fields) {
+    const summary = await this.api.request('PATCH', `/v1/conversations/${conversationId}/settings`, fields);
+    const conversation = { ...this.holdConversation(summary), settings: summary.settings };
+    this.conversations.set(conversationId, conversation);
+    await this.store.mergeConversations([conversation]);
+    this.changed('conversations');
+  }
+
+  // MARK: - Me
+
+  /** Changes my profile (nickname, signature, avatar, …) and answers my account. */
+  async updateProfile(fields) {
+    const account = await this.api.request('PATCH', '/v1/me', fields);
+    this.applyAccount(account);
+    return account;
+  }
+
+  applyAccount(account) {
+    this.account = account;
+    this.me = account.user;
+    this.users.set(this.me.id, this.me);
+    this.changed('account');
   }
 
   // MARK: - Groups

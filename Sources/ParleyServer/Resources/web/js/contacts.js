@@ -2,7 +2,7 @@
 // ones waiting, and open a chat with a friend.
 
 import { fill, h } from './dom.js';
-import { initials } from './format.js';
+import { avatar } from './format.js';
 
 export class ContactsView {
   constructor(client, { onOpen }) {
@@ -68,7 +68,7 @@ export class ContactsView {
 
   person(user, note, ...actions) {
     return h('li', { class: 'person' },
-      h('span', { class: 'avatar', 'aria-hidden': 'true' }, initials(user.nickname)),
+      avatar(this.client, user.avatar, user.nickname),
       h('span', { class: 'summary' },
         h('span', { class: 'title' }, this.client.nameOf(user.id) === `User ${user.id}` ? user.nickname : this.client.nameOf(user.id), h('span', { class: 'handle' }, ` @${user.username}`)),
         note ? h('span', { class: 'preview' }, note) : null),

@@ -1,4 +1,7 @@
-// How times and messages read in one line: list previews, notifications, separators.
+// How times, people and messages show in one line: list previews, notifications,
+// separators, avatars.
+
+import { h } from './dom.js';
 
 /** A time of day (14:05) for today, else a date. */
 export function clock(ms) {
@@ -17,6 +20,20 @@ export function dayLabel(ms) {
 
 export function initials(name) {
   return [...name.trim()].slice(0, 1).join('').toUpperCase() || '?';
+}
+
+/**
+ * A round picture for a person or a group: their avatar file when they have one (loaded
+ * through a signed link), else the first letter of their name.
+ */
+export function avatar(client, fileId, name) {
+  const element = h('span', { class: 'avatar', 'aria-hidden': 'true' }, initials(name));
+  if (fileId) {
+    client.fileLinks.url(fileId).then((url) => {
+      element.replaceChildren(h('img', { src: url, alt: '' }));
+    }).catch(() => {});
+  }
+  return element;
 }
 
 /** One line saying what a message is. */

@@ -5,9 +5,11 @@ import { publicApi } from './api.js';
 import { Client } from './client.js';
 import { applyTheme, fill, h } from './dom.js';
 import { Messenger } from './messenger.js';
+import { applyTextSize } from './settings.js';
 
 const root = document.getElementById('app');
 applyTheme(localStorage.getItem('parley.theme'));
+applyTextSize(localStorage.getItem('parley.textSize'));
 
 function storedSession() {
   try {

@@ -3,10 +3,11 @@
 // conversation take the whole screen in turn.
 
 import { applyTheme, fill, h } from './dom.js';
-import { clock, initials, previewOf } from './format.js';
+import { avatar, clock, previewOf } from './format.js';
 import { ChatView } from './chat.js';
 import { ContactsView } from './contacts.js';
 import { NewGroupDialog } from './group.js';
+import { SettingsPanel } from './settings.js';
 
 const STATE_TEXT = {
   online: 'Online',
@@ -24,7 +25,10 @@ export class Messenger {
       type: 'button', class: 'ghost', id: 'theme-toggle', onclick: () => this.toggleTheme(),
     }, 'Day / night');
     const logout = h('button', { type: 'button', class: 'ghost', id: 'logout', onclick: onLogout }, 'Log out');
-    const header = h('header', { class: 'topbar' }, h('span', { class: 'brand' }, 'Parley'), this.status, h('span', { class: 'spacer' }), this.me, theme, logout);
+    this.settings = new SettingsPanel(client);
+    const settings = h('button', { type: 'button', class: 'ghost', id: 'settings-open', onclick: () => this.settings.open() }, 'Settings');
+    const header = h('header', { class: 'topbar' }, h('span', { class: 'brand' }, 'Parley'), this.status,
+      h('span', { class: 'spacer' }), this.me, theme, settings, logout, this.settings.element);
 
     this.chatsTab = h('button', { type: 'button', role: 'tab', id: 'tab-chats', onclick: () => this.showTab('chats') }, 'Chats');
     this.contactsTab = h('button', { type: 'button', role: 'tab', id: 'tab-contacts', onclick: () => this.showTab('contacts') }, 'Contacts');
@@ -198,9 +202,12 @@ export class Messenger {
         'aria-current': conversation.id === this.chat.conversationId ? 'true' : undefined,
         onclick: () => this.open(conversation.id),
       },
-      h('span', { class: 'avatar', 'aria-hidden': 'true' }, initials(title)),
+      avatar(this.client, this.client.avatarOf(conversation), title),
       h('span', { class: 'summary' },
-        h('span', { class: 'title' }, conversation.settings?.pinnedAt ? '📌 ' : '', title, muted ? ' 🔕' : ''),
+        h('span', { class: 'title-row' },
+          h('span', { class: 'title' }, title),
+          conversation.settings?.pinnedAt ? h('span', { class: 'flag pinned', role: 'img', 'aria-label': 'pinned' }, '📌') : null,
+          muted ? h('span', { class: 'flag muted', role: 'img', 'aria-label': 'muted' }, '🔕') : null),
         h('span', { class: 'preview' }, preview)),
       h('span', { class: 'meta' },
         h('span', { class: 'time' }, last ? clock(last.sentAt) : ''),
