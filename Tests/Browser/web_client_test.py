@@ -7,7 +7,9 @@ violations.
 """
 
 import argparse
+import json
 import os
+import urllib.request
 import struct
 import tempfile
 import sys
@@ -66,7 +68,9 @@ class Person:
         self.username = f"{nickname.lower()}_{uuid.uuid4().hex[:8]}"
         options = webdriver.ChromeOptions()
         options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-        for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},{height}", "--lang=en-US"]:
+        for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},{height}", "--lang=en-US",
+                         # A microphone that plays a tone, allowed without asking: for voice messages.
+                         "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"]:
             options.add_argument(argument)
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         self.driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
@@ -113,6 +117,14 @@ class Person:
         self.find("#auth-nickname").send_keys(self.nickname)
         self.find("#auth-submit").click()
         self.wait_online()
+
+    def api(self, method, path, body=None):
+        """A request to the server's HTTP API with this person's access token."""
+        token = self.driver.execute_script("return JSON.parse(localStorage.getItem('parley.session')).accessToken")
+        request = urllib.request.Request(SERVER + path, method=method, data=None if body is None else json.dumps(body).encode(),
+                                         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        with urllib.request.urlopen(request) as response:
+            return json.loads(response.read() or b"{}")
 
     def user_id(self):
         return self.driver.execute_script("return JSON.parse(localStorage.getItem('parley.session')).account.user.id")
@@ -364,7 +376,7 @@ class WebClientTests(unittest.TestCase):
         path = os.path.join(tempfile.mkdtemp(), "gradient.png")
         with open(path, "wb") as file:
             file.write(png(640, 400))
-        alice.find("#image-picker").send_keys(path)
+        alice.find("#file-picker").send_keys(path)
 
         def shown(person):
             images = person.all("#messages img.picture")
@@ -504,6 +516,83 @@ class WebClientTests(unittest.TestCase):
         bob.wait_texts(["half a thought"], "the draft, sent")
         wait_for(lambda: alice.find("#conversation-list .preview").text == "half a thought", "no draft once sent")
         alice.shot("2-pinned-muted-draft")
+
+    def test_mentions_emoji_forward_files_and_voice(self):
+        alice, bob = self.friends()
+        alice.find("#tab-chats").click()
+        alice.find("#new-group-open").click()
+        alice.find("#new-group-name").send_keys("Team")
+        alice.find(f'#new-group input[data-username="{bob.username}"]').click()
+        alice.find("#new-group-create").click()
+        wait_for(lambda: alice.find("#chat-title").text == "Team", "the group open")
+        composer = alice.find("#composer")
+        wait_for(lambda: composer.send_keys("@B") or True, "typing")
+        wait_for(lambda: [o.text for o in alice.all("#mention-list [role=option]")] == ["Bob"], "Bob suggested")
+        composer.send_keys(Keys.ENTER)
+        self.assertEqual("@Bob ", composer.get_attribute("value"))
+        composer.send_keys("look at this ")
+        alice.find("#emoji").click()
+        alice.find('#emoji-panel [aria-label="party"]').click()
+        alice.shot("1-mention")
+        composer.send_keys(Keys.ENTER)
+        bob.find("#tab-chats").click()
+        wait_for(lambda: any(c.find_elements(By.CSS_SELECTOR, ".mention") for c in bob.all("#conversation-list .conversation")),
+                 "the group marked as mentioning Bob")
+        bob.open_chat("Team")
+        bob.wait_texts(["@Bob look at this 🎉"], "Bob reads the mention")
+
+        bob.act_on("@Bob look at this 🎉", "Forward")
+        wait_for(lambda: bob.all("#forward [data-forward-to]"), "the chats to forward to")
+        target = [b for b in bob.all("#forward [data-forward-to]") if b.text == "Alice"][0]
+        target.click()
+        alice.open_chat("Bob")
+        alice.wait_texts(["@Bob look at this 🎉"], "the copy in Alice's chat with Bob")
+
+        path = os.path.join(tempfile.mkdtemp(), "notes.txt")
+        with open(path, "w") as file:
+            file.write("Minutes: ship on Friday.\n")
+        alice.find("#file-picker").send_keys(path)
+        link = wait_for(lambda: [a for a in bob.all("#messages .download") if a.get_attribute("href").find("/v1/files/") > 0] if bob.open_chat("Alice") or True else None,
+                        "the file on Bob's side")[0]
+        self.assertIn("notes.txt", bob.find("#messages .file-name").text)
+        content = bob.driver.execute_script("return fetch(arguments[0]).then(r => r.text())", link.get_attribute("href"))
+        self.assertEqual("Minutes: ship on Friday.\n", content)
+
+        alice.find("#record").click()
+        wait_for(lambda: alice.find("#record").get_attribute("aria-pressed") == "true", "recording")
+        time.sleep(2.2)
+        alice.find("#record").click()
+
+        def voice_ready():
+            players = bob.all("#messages .voice audio")
+            return players and "/v1/files/" in (players[-1].get_attribute("src") or "")
+
+        wait_for(voice_ready, "the voice message on Bob's side")
+        self.assertEqual("2 s", bob.all("#messages .voice .file-size")[-1].text)
+        duration = bob.driver.execute_script(
+            "const a = arguments[0]; a.preload = 'auto'; a.load(); return new Promise(r => a.onloadedmetadata = () => r(a.duration))",
+            bob.all("#messages .voice audio")[-1])
+        self.assertTrue(duration > 1 or duration == float("inf"), f"a recording that plays: {duration}")
+        bob.shot("2-file-and-voice")
+        bob.check_accessibility("file-and-voice")
+
+    def test_history_is_paged_upwards_without_a_hole_or_a_double(self):
+        alice, bob = self.friends()
+        alice.open_chat("Bob")
+        conversation = int(alice.find("#conversation-list .conversation").get_attribute("data-conversation-id"))
+        for number in range(1, 131):
+            alice.api("POST", "/v1/messages", {"conversationId": conversation, "clientMsgId": f"bulk-{number}",
+                                               "kind": "text", "content": {"text": f"message {number}"}})
+        bob.open_chat("Alice")
+        wait_for(lambda: bob.texts()[-1:] == ["message 130"], "the newest message")
+        self.assertEqual([f"message {n}" for n in range(31, 131)], bob.texts(), "the newest hundred first")
+        for _ in range(10):
+            bob.driver.execute_script("document.querySelector('.messages').scrollTop = 0")
+            time.sleep(0.3)
+            if bob.texts()[:1] == ["message 1"]:
+                break
+        self.assertEqual([f"message {n}" for n in range(1, 131)], bob.texts(), "every message once, in order, after paging up")
+        bob.shot("1-paged")
 
 
 if __name__ == "__main__":

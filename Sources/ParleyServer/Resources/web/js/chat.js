@@ -3,8 +3,11 @@
 // words), older pages fetched when scrolled to the top, and the composer.
 
 import { fill, h } from './dom.js';
-import { clock, dayLabel, previewOf } from './format.js';
+import { clock, dayLabel, previewOf, readableSize } from './format.js';
+import { ForwardDialog } from './forward.js';
 import { GroupPanel } from './group.js';
+import { EmojiPicker, MentionSuggestions } from './composing.js';
+import { VoiceRecorder } from './voice.js';
 
 /** A new start is sent at most this often while the user keeps typing. */
 const TYPING_EVERY = 3000;
@@ -33,19 +36,30 @@ export class ChatView {
     this.input = h('textarea', {
       id: 'composer', rows: '1', placeholder: 'Write a message', 'aria-label': 'Message', maxlength: '8000',
       onkeydown: (event) => {
+        if (this.mentions.handleKey(event)) return;
         if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
           event.preventDefault();
           this.sendTyped();
         }
       },
-      oninput: () => this.typed(),
+      oninput: () => {
+        this.typed();
+        this.mentions.update();
+      },
     });
     this.sendButton = h('button', { type: 'submit', class: 'primary', id: 'send' }, 'Send');
     this.picker = h('input', {
-      type: 'file', accept: 'image/png,image/jpeg,image/gif,image/webp', id: 'image-picker', class: 'visually-hidden',
-      tabindex: '-1', 'aria-hidden': 'true', onchange: () => this.sendPicked(),
+      type: 'file', id: 'file-picker', class: 'visually-hidden', tabindex: '-1', 'aria-hidden': 'true',
+      onchange: () => this.sendPicked(),
     });
-    this.attach = h('button', { type: 'button', class: 'ghost', id: 'attach', 'aria-label': 'Send a picture', onclick: () => this.picker.click() }, '🖼');
+    this.attach = h('button', { type: 'button', class: 'ghost', id: 'attach', 'aria-label': 'Send a picture or a file', onclick: () => this.picker.click() }, '📎');
+    this.recorder = new VoiceRecorder({
+      onDone: (blob, durationMs) => this.client.sendVoice(this.conversationId, blob, durationMs),
+      onError: (message) => { this.notice.textContent = message; },
+    });
+    this.emoji = new EmojiPicker({ onPick: (emoji) => this.insert(emoji) });
+    this.mentions = new MentionSuggestions(client, this.input);
+    this.forwardDialog = new ForwardDialog(client);
     this.viewer = h('dialog', { class: 'viewer', 'aria-label': 'Picture' });
     this.viewer.addEventListener('click', () => this.viewer.close());
     this.replyingTo = null;
@@ -59,9 +73,10 @@ export class ChatView {
         event.preventDefault();
         this.sendTyped();
       },
-    }, this.attach, this.picker, this.input, this.sendButton);
+    }, this.attach, this.picker, this.recorder.button, this.emoji.button, this.mentions.list, this.input, this.sendButton);
     this.notice = h('p', { class: 'chat-notice', role: 'alert', id: 'chat-notice' });
-    this.composerArea = h('div', { class: 'composer-area' }, this.notice, this.replyBar, this.composer, this.viewer);
+    this.composerArea = h('div', { class: 'composer-area' }, this.notice, this.replyBar, this.emoji.panel, this.composer,
+      this.viewer, this.forwardDialog.element);
     this.announcement = h('p', { class: 'announcement', id: 'announcement', hidden: true });
     document.addEventListener('visibilitychange', () => {
       if (document.visibilityState === 'hidden') this.keepDraft();
@@ -86,6 +101,7 @@ export class ChatView {
     this.notice.textContent = '';
     this.stickToBottom = true;
     this.input.value = this.client.conversations.get(conversationId)?.settings?.draft ?? '';
+    this.mentions.setConversation(this.client.conversations.get(conversationId));
     this.renderHeader();
     this.render();
     this.input.focus();
@@ -157,6 +173,8 @@ export class ChatView {
     fill(this.list, items);
     if (atBottom) this.messages.scrollTop = this.messages.scrollHeight;
     else if (this.loadingOlder) this.messages.scrollTop += this.messages.scrollHeight - heightBefore;
+    // Older messages come when scrolled to the top; a screen not yet full asks for them at once.
+    if (this.messages.scrollHeight <= this.messages.clientHeight) this.scrolled();
     this.stickToBottom = false;
     const names = this.client.typists(conversationId).map((id) => this.client.nameOf(id));
     this.typing.textContent = names.length === 0 ? '' : `${names.join(', ')} ${names.length === 1 ? 'is' : 'are'} typing…`;
@@ -174,6 +192,8 @@ export class ChatView {
       : null;
     let body;
     if (message.kind === 'image') body = this.picture(message);
+    else if (message.kind === 'file') body = this.fileCard(message);
+    else if (message.kind === 'voice') body = this.voice(message);
     else if (message.kind === 'recalled') body = h('span', { class: 'text recalled' }, previewOf(message, this.client));
     else body = h('span', { class: 'text' }, previewOf(message, this.client));
     const quote = message.kind === 'reply' && message.quote
@@ -187,6 +207,9 @@ export class ChatView {
     const actions = [];
     if (!message.queued && !['recalled', 'deleted'].includes(message.kind) && !conversation.removed) {
       actions.push(h('button', { type: 'button', class: 'ghost action', 'aria-label': 'Reply', onclick: () => this.replyTo(message) }, 'Reply'));
+    }
+    if (!message.queued && !['recalled', 'deleted', 'system'].includes(message.kind)) {
+      actions.push(h('button', { type: 'button', class: 'ghost action', 'aria-label': 'Forward', onclick: () => this.forwardDialog.open(message) }, 'Forward'));
     }
     if (this.client.mayRecall(message)) {
       actions.push(h('button', { type: 'button', class: 'ghost action', 'aria-label': 'Recall', onclick: () => this.recall(message) }, 'Recall'));
@@ -214,13 +237,44 @@ export class ChatView {
     const image = h('img', {
       class: 'picture', alt: `Picture from ${name}`, width: Math.round(width * scale), height: Math.round(height * scale),
     });
-    const queued = message.files?.image;
+    const queued = message.files?.blob;
     if (queued) image.src = this.localURL(message.clientMsgId, queued);
     else this.client.fileLinks.url(thumbnailId ?? fileId).then((url) => { image.src = url; }).catch(() => {});
     const progress = this.client.progress.get(message.clientMsgId);
     return h('span', { class: 'text' },
       h('button', { type: 'button', class: 'picture-button', 'aria-label': `Open the picture from ${name}`, disabled: !fileId, onclick: () => this.view(fileId, name) }, image),
       progress !== undefined ? h('progress', { max: '1', value: String(progress), 'aria-label': 'Uploading' }) : null);
+  }
+
+  /** A file message: its name and size, and a link that downloads it. */
+  fileCard(message) {
+    const { name = 'file', size = 0, fileId } = message.content;
+    const link = h('a', { class: 'download', download: name, href: '#', 'aria-label': `Download ${name}` }, 'Download');
+    if (fileId) this.client.fileLinks.url(fileId).then((url) => { link.href = url; }).catch(() => {});
+    const progress = this.client.progress.get(message.clientMsgId);
+    return h('span', { class: 'text file-card' },
+      h('span', { class: 'file-icon', 'aria-hidden': 'true' }, '📄'),
+      h('span', { class: 'file-name' }, name), h('span', { class: 'file-size' }, readableSize(size)),
+      fileId ? link : null,
+      progress !== undefined ? h('progress', { max: '1', value: String(progress), 'aria-label': 'Uploading' }) : null);
+  }
+
+  /** A voice message: a player and its length. */
+  voice(message) {
+    const { durationMs = 0, fileId } = message.content;
+    const player = h('audio', { controls: true, preload: 'none', 'aria-label': 'Voice message' });
+    const queued = message.files?.blob;
+    if (queued) player.src = this.localURL(message.clientMsgId, queued);
+    else if (fileId) this.client.fileLinks.url(fileId).then((url) => { player.src = url; }).catch(() => {});
+    return h('span', { class: 'text voice' }, player, h('span', { class: 'file-size' }, `${Math.round(durationMs / 1000)} s`));
+  }
+
+  /** Puts text where the cursor is in the composer. */
+  insert(text) {
+    const { selectionStart: start, selectionEnd: end, value } = this.input;
+    this.input.value = value.slice(0, start) + text + value.slice(end);
+    this.input.selectionStart = this.input.selectionEnd = start + text.length;
+    this.input.focus();
   }
 
   /** One object URL per picture waiting to be sent, made once. */
@@ -243,9 +297,9 @@ export class ChatView {
     if (!file || !this.conversationId) return;
     this.stickToBottom = true;
     try {
-      await this.client.sendImage(this.conversationId, file);
+      await this.client.sendFile(this.conversationId, file);
     } catch (error) {
-      this.notice.textContent = `This picture cannot be sent: ${error.message}`;
+      this.notice.textContent = `This file cannot be sent: ${error.message}`;
     }
   }
 
@@ -275,8 +329,9 @@ export class ChatView {
     this.input.value = '';
     this.stopTyping();
     this.stickToBottom = true;
-    if (this.replyingTo) this.client.send(this.conversationId, 'reply', { text, replyTo: this.replyingTo.id });
-    else this.client.send(this.conversationId, 'text', { text });
+    const content = { text, ...this.mentions.contentFor(text) };
+    if (this.replyingTo) this.client.send(this.conversationId, 'reply', { ...content, replyTo: this.replyingTo.id });
+    else this.client.send(this.conversationId, 'text', content);
     this.replyTo(null);
     this.keepDraft();
   }

@@ -184,6 +184,7 @@ export class Client extends EventTarget {
     conversation.floor = Math.max(cleared + 1, floor - 50);
     await this.store.mergeConversations([conversation]);
     await this.fillHoles(conversationId);
+    this.changed('messages', { conversationId }); // shown now, whether fetched or held already
     return true;
   }
 
@@ -216,6 +217,7 @@ export class Client extends EventTarget {
   async receiveMessages(messages) {
     const changed = await this.store.storeMessages(messages);
     await this.learnUsersOf(messages);
+    const fresh = new Set(changed.map((message) => `${message.conversationId}:${message.seq}`));
     for (const message of messages) {
       const conversation = this.conversations.get(message.conversationId);
       if (!conversation) {
@@ -225,6 +227,9 @@ export class Client extends EventTarget {
       const updated = { ...conversation, maxSeq: Math.max(conversation.maxSeq, message.seq) };
       if (!conversation.lastMessage || conversation.lastMessage.seq <= message.seq) updated.lastMessage = message;
       if (message.senderId === this.me.id) updated.readSeq = Math.max(updated.readSeq, message.seq);
+      else if (fresh.has(`${message.conversationId}:${message.seq}`) && message.seq > updated.readSeq && this.mentionsMe(message)) {
+        updated.unreadMentions = (conversation.unreadMentions ?? 0) + 1;
+      }
       updated.unreadCount = Math.max(0, updated.maxSeq - updated.readSeq);
       updated.lastActivityAt = Math.max(conversation.lastActivityAt ?? 0, message.sentAt);
       this.conversations.set(updated.id, updated);
@@ -245,10 +250,16 @@ export class Client extends EventTarget {
     return changed;
   }
 
+  /** Whether a message names me, or everyone, in its mentions. */
+  mentionsMe(message) {
+    return message.content?.mentionAll === true || (message.content?.mentions ?? []).includes(this.me.id);
+  }
+
   raiseWatermark(conversationId, field, seq) {
     const conversation = this.conversations.get(conversationId);
     if (!conversation || (conversation[field] ?? 0) >= seq) return;
     const updated = { ...conversation, [field]: seq };
+    if (field === 'readSeq' && seq >= updated.maxSeq) updated.unreadMentions = 0;
     updated.unreadCount = Math.max(0, updated.maxSeq - updated.readSeq);
     this.conversations.set(conversationId, updated);
     this.store.mergeConversations([updated]);
@@ -356,10 +367,25 @@ export class Client extends EventTarget {
     this.flush();
   }
 
-  /** Sends a picture: its size and thumbnail made here, uploaded before the message goes. */
-  async sendImage(conversationId, file) {
-    const { width, height, thumbnail } = await describeImage(file);
-    await this.send(conversationId, 'image', { width, height }, { image: file, thumbnail, name: file.name || 'image' });
+  /**
+   * Sends a file the user picked: a picture (png, jpeg, gif, webp) as an image with its
+   * size and a thumbnail made here, anything else as a file. It is uploaded before the
+   * message goes, and waits in the outbox (bytes included) until then.
+   */
+  async sendFile(conversationId, file) {
+    const name = file.name || 'file';
+    if (/^image\/(png|jpeg|gif|webp)$/.test(file.type)) {
+      const { width, height, thumbnail } = await describeImage(file);
+      await this.send(conversationId, 'image', { width, height }, { blob: file, thumbnail, name, kind: 'image' });
+    } else {
+      await this.send(conversationId, 'file', { name: name.slice(0, 255), size: file.size }, { blob: file, name, kind: 'file' });
+    }
+  }
+
+  /** Sends a recorded voice message (a WebM or other audio Blob) of `durationMs`. */
+  async sendVoice(conversationId, blob, durationMs) {
+    await this.send(conversationId, 'voice', { durationMs: Math.max(1, Math.round(durationMs)) },
+      { blob, name: 'voice.webm', kind: 'voice' });
   }
 
   /** Uploads what a queued message carries, then keeps only the file ids in it. */
@@ -368,16 +394,24 @@ export class Client extends EventTarget {
       this.progress.set(item.clientMsgId, fraction);
       this.changed('messages', { conversationId: item.conversationId });
     };
-    const { image, thumbnail, name } = item.files;
+    const { blob, thumbnail, name, kind } = item.files;
     if (thumbnail) {
       const small = await upload(this.api, thumbnail, { name: `thumbnail-${name}`, kind: 'image' });
       item.content = { ...item.content, thumbnailId: small.fileId };
     }
-    const stored = await upload(this.api, image, { name, kind: 'image', onProgress });
+    const stored = await upload(this.api, blob, { name, kind, onProgress });
     item.content = { ...item.content, fileId: stored.fileId };
     item.files = null;
     this.progress.delete(item.clientMsgId);
     await this.store.put('outbox', item);
+  }
+
+  /** Sends a copy of a message into another conversation. */
+  async forward(message, conversationId) {
+    const answer = await this.connection.request('forward', {
+      messageId: message.id, conversationId, clientMsgId: crypto.randomUUID(),
+    });
+    await this.receiveMessages([answer.message]);
   }
 
   /** Sends the outbox in order while online; a temporary refusal stops and retries later. */

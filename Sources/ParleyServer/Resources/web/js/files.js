@@ -30,7 +30,9 @@ export async function upload(api, blob, { name, kind, onProgress = () => {} }) {
   const bytes = await blob.arrayBuffer();
   const sha256 = hex(await crypto.subtle.digest('SHA-256', bytes));
   const started = await api.post('/v1/uploads', {
-    sha256, size: bytes.byteLength, mimeType: blob.type || 'application/octet-stream', name: name.slice(0, 255), kind,
+    sha256, size: bytes.byteLength, name: name.slice(0, 255), kind,
+    // "audio/webm;codecs=opus" is declared as "audio/webm": the server takes type/subtype.
+    mimeType: (blob.type || 'application/octet-stream').split(';')[0].trim(),
   });
   if (started.file) {
     onProgress(1);

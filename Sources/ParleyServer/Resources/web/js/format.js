@@ -100,3 +100,10 @@ export function systemText({ event, actorId, userIds = [], text, until }, client
       return 'The group was changed';
   }
 }
+
+/** A size in bytes as people read it: 512 B, 14 KB, 3.2 MB. */
+export function readableSize(bytes) {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
