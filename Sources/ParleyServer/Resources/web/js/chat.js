@@ -200,10 +200,6 @@ export class ChatView {
       ? h('span', { class: 'quote' }, `${this.client.nameOf(message.quote.senderId)}: `,
         message.quote.text ?? previewOf({ kind: message.quote.kind, content: {} }, this.client))
       : null;
-    const footer = h('span', { class: 'footer' },
-      message.editedAt ? h('span', { class: 'edited' }, 'edited ') : null,
-      h('time', { datetime: new Date(message.sentAt).toISOString() }, clock(message.sentAt)),
-      state.mark ? h('span', { class: 'state', 'aria-label': state.label, title: state.label }, state.mark) : null);
     const actions = [];
     if (!message.queued && !['recalled', 'deleted'].includes(message.kind) && !conversation.removed) {
       actions.push(h('button', { type: 'button', class: 'ghost action', 'aria-label': 'Reply', onclick: () => this.replyTo(message) }, 'Reply'));
@@ -216,17 +212,22 @@ export class ChatView {
     }
     const recalledText = message.kind === 'recalled' ? this.client.recalledTexts.get(message.id) : undefined;
     if (recalledText !== undefined) {
-      actions.push(h('button', { type: 'button', class: 'ghost', onclick: () => this.reEdit(message.id, recalledText) }, 'Re-edit'));
+      actions.push(h('button', { type: 'button', class: 'ghost action shown', onclick: () => this.reEdit(message.id, recalledText) }, 'Re-edit'));
     }
-    if (message.failure) {
-      actions.push(h('span', { class: 'failure', role: 'alert' }, message.failure.message));
-      actions.push(h('button', { type: 'button', class: 'ghost', onclick: () => this.client.retry(message.clientMsgId) }, 'Retry'));
-      actions.push(h('button', { type: 'button', class: 'ghost', onclick: () => this.client.discard(message.clientMsgId) }, 'Delete'));
-    }
+    // The actions sit in the footer line, shown on hover or keyboard focus: no extra height.
+    const footer = h('span', { class: 'footer' },
+      actions.length ? h('span', { class: 'actions' }, actions) : null,
+      message.editedAt ? h('span', { class: 'edited' }, 'edited ') : null,
+      h('time', { datetime: new Date(message.sentAt).toISOString() }, clock(message.sentAt)),
+      state.mark ? h('span', { class: 'state', 'aria-label': state.label, title: state.label }, state.mark) : null);
+    const failure = message.failure ? h('div', { class: 'failure-row' },
+      h('span', { class: 'failure', role: 'alert' }, message.failure.message),
+      h('button', { type: 'button', class: 'ghost', onclick: () => this.client.retry(message.clientMsgId) }, 'Retry'),
+      h('button', { type: 'button', class: 'ghost', onclick: () => this.client.discard(message.clientMsgId) }, 'Delete')) : null;
     return h('li', {
       class: `message ${mine ? 'mine' : 'theirs'}${grouped ? ' grouped' : ''}`,
       'data-seq': message.seq, 'data-client-msg-id': message.clientMsgId, 'data-state': state.name,
-    }, sender, h('div', { class: 'bubble' }, quote, body, footer), actions.length ? h('div', { class: 'actions' }, actions) : null);
+    }, sender, h('div', { class: 'bubble' }, message.forwarded ? h('span', { class: 'forwarded' }, 'Forwarded') : null, quote, body, footer), failure);
   }
 
   /** An image message: its thumbnail at its proportions, the whole picture on a click. */
