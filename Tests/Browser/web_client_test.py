@@ -594,6 +594,48 @@ class WebClientTests(unittest.TestCase):
         self.assertEqual([f"message {n}" for n in range(1, 131)], bob.texts(), "every message once, in order, after paging up")
         bob.shot("1-paged")
 
+    def test_find_people_block_and_join_with_a_code(self):
+        alice, bob = self.friends()
+        dora = Person(self, "Dora" + uuid.uuid4().hex[:6])
+        dora.register()
+        alice.find("#tab-contacts").click()
+        alice.find("#people-query").send_keys(dora.nickname)
+        alice.find("#people-search").click()
+        wait_for(lambda: alice.all(f'[data-ask="{dora.username}"]'), "Dora found by her name").__getitem__(0).click()
+        wait_for(lambda: alice.find("#friend-feedback").text == f"Request sent to {dora.nickname}.", "the request sent")
+
+        # A block: Bob's messages are refused with the server's words, and nothing arrives.
+        alice.find(f'[data-block="{bob.username}"]').click()
+        wait_for(lambda: alice.all(f'[data-unblock="{bob.username}"]'), "Bob in Alice's blocked list")
+        alice.shot("1-blocked")
+        alice.check_accessibility("contacts")
+        bob.open_chat("Alice")
+        bob.type_message("can you hear me?")
+        wait_for(lambda: bob.messages() and bob.messages()[-1][1] == "failed", "Bob's message refused")
+        self.assertEqual("This user does not accept messages from you.", bob.find(".failure").text)
+        bob.shot("2-refused")
+        alice.find(f'[data-unblock="{bob.username}"]').click()
+        wait_for(lambda: not alice.all(f'[data-unblock="{bob.username}"]'), "Bob unblocked")
+
+        # An invite code: Dora, no friend of anyone there, joins the group with it.
+        alice.find("#tab-chats").click()
+        alice.find("#new-group-open").click()
+        alice.find("#new-group-name").send_keys("Book club")
+        alice.find("#new-group-create").click()
+        wait_for(lambda: alice.find("#chat-title").text == "Book club", "the group open")
+        alice.find("#group-info").click()
+        alice.find("#group-invite").click()
+        code = wait_for(lambda: alice.find("#group-invite-code").text, "an invite code")
+        alice.find("#group-close").click()
+        dora.find("#join-open").click()
+        dora.find("#join-code").send_keys(code)
+        dora.find("#join-submit").click()
+        wait_for(lambda: dora.find("#chat-title").text == "Book club", "Dora in the group")
+        wait_for(lambda: f"{dora.nickname} joined" in [li.text for li in alice.all("#messages li.system")], "Alice sees Dora join")
+        dora.type_message("Hello, readers")
+        alice.wait_texts(["Hello, readers"], "Dora's first message in the group")
+        dora.shot("3-joined")
+
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()

@@ -38,6 +38,7 @@ export class Client extends EventTarget {
     this.conversations = new Map();
     this.users = new Map([[this.me.id, this.me]]);
     this.contacts = [];
+    this.blocked = [];
     this.requests = { incoming: [], outgoing: [], ignored: [] };
     this.outbox = [];
     this.typing = new Map();
@@ -603,9 +604,12 @@ export class Client extends EventTarget {
   }
 
   async refreshContacts() {
-    const [contacts, requests] = await Promise.all([this.api.get('/v1/contacts'), this.api.get('/v1/friend-requests')]);
+    const [contacts, requests, blocks] = await Promise.all([
+      this.api.get('/v1/contacts'), this.api.get('/v1/friend-requests'), this.api.get('/v1/blocks'),
+    ]);
     this.contacts = contacts.contacts;
     this.requests = requests;
+    this.blocked = blocks.blocked;
     for (const contact of this.contacts) this.users.set(contact.user.id, contact.user);
     this.changed('contacts');
     this.changed('conversations');
@@ -614,9 +618,37 @@ export class Client extends EventTarget {
   /** Asks a user, found by username, to be friends. Answers the request as it stands. */
   async addFriend(username, message) {
     const user = await this.api.get(`/v1/users/lookup?username=${encodeURIComponent(username)}`);
-    const request = await this.api.post('/v1/friend-requests', message ? { userId: user.id, message } : { userId: user.id });
+    return this.askToBeFriends(user.id, message);
+  }
+
+  async askToBeFriends(userId, message) {
+    const request = await this.api.post('/v1/friend-requests', message ? { userId, message } : { userId });
     await this.refreshContacts();
     return request;
+  }
+
+  /** People whose nickname holds `query` (those who let themselves be found so). */
+  async searchPeople(query) {
+    const page = await this.api.get(`/v1/users/search?q=${encodeURIComponent(query)}&limit=20`);
+    return page.users.filter((user) => user.id !== this.me.id);
+  }
+
+  async block(userId) {
+    await this.api.request('PUT', `/v1/blocks/${userId}`);
+    await this.refreshContacts();
+  }
+
+  async unblock(userId) {
+    await this.api.request('DELETE', `/v1/blocks/${userId}`);
+    await this.refreshContacts();
+  }
+
+  /** Joins a group with an invite code: answers its conversation id, or null when asked to wait for approval. */
+  async joinWithCode(code) {
+    const outcome = await this.api.post(`/v1/invites/${encodeURIComponent(code.trim())}`, {});
+    if (!outcome.conversation) return null;
+    await this.holdDetail(outcome.conversation);
+    return outcome.conversation.conversation.id;
   }
 
   async answerRequest(requestId, answer) {

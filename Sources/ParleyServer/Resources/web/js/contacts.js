@@ -23,14 +23,26 @@ export class ContactsView {
     h('label', { for: 'friend-message' }, 'Message (optional)'), this.note,
     h('button', { type: 'submit', class: 'primary', id: 'friend-send' }, 'Send request'),
     this.feedback);
+    this.peopleQuery = h('input', { type: 'search', id: 'people-query', 'aria-label': 'Find people by name' });
+    this.found = h('ul', { class: 'people', id: 'people-found', 'aria-label': 'People found' });
+    const finder = h('form', {
+      class: 'add-friend', role: 'search', 'aria-labelledby': 'find-title',
+      onsubmit: (event) => {
+        event.preventDefault();
+        this.findPeople();
+      },
+    }, h('h3', { id: 'find-title' }, 'Find people'), h('div', { class: 'row' }, this.peopleQuery,
+      h('button', { type: 'submit', class: 'ghost', id: 'people-search' }, 'Search')), this.found);
     this.incoming = h('ul', { class: 'people', id: 'incoming-requests', 'aria-labelledby': 'incoming-title' });
+    this.blockedList = h('ul', { class: 'people', id: 'blocked', 'aria-labelledby': 'blocked-title' });
     this.outgoing = h('ul', { class: 'people', id: 'outgoing-requests', 'aria-labelledby': 'outgoing-title' });
     this.friends = h('ul', { class: 'people', id: 'friends', 'aria-labelledby': 'friends-title' });
     this.element = h('div', { class: 'contacts' },
-      form,
+      form, finder,
       h('h3', { id: 'incoming-title' }, 'Friend requests'), this.incoming,
       h('h3', { id: 'outgoing-title' }, 'Waiting for an answer'), this.outgoing,
-      h('h3', { id: 'friends-title' }, 'Friends'), this.friends);
+      h('h3', { id: 'friends-title' }, 'Friends'), this.friends,
+      h('h3', { id: 'blocked-title' }, 'Blocked'), this.blockedList);
   }
 
   async addFriend() {
@@ -63,7 +75,42 @@ export class ContactsView {
     fill(this.friends, friends.length === 0
       ? h('li', { class: 'empty' }, 'No friends yet.')
       : friends.map((contact) => this.person(contact.user, contact.remark ? `@${contact.user.username}` : '',
-        h('button', { type: 'button', class: 'ghost', 'data-message': contact.user.username, onclick: () => this.openChat(contact.user.id) }, 'Message'))));
+        h('button', { type: 'button', class: 'ghost', 'data-message': contact.user.username, onclick: () => this.openChat(contact.user.id) }, 'Message'),
+        h('button', { type: 'button', class: 'ghost', 'data-block': contact.user.username, onclick: () => this.run(() => this.client.block(contact.user.id)) }, 'Block'))));
+    fill(this.blockedList, this.client.blocked.length === 0
+      ? h('li', { class: 'empty' }, 'Nobody.')
+      : this.client.blocked.map((entry) => this.person(entry.user, '',
+        h('button', { type: 'button', class: 'ghost', 'data-unblock': entry.user.username, onclick: () => this.run(() => this.client.unblock(entry.user.id)) }, 'Unblock'))));
+  }
+
+  /** Runs a change; the server's refusal shows in its own words. */
+  async run(change) {
+    try {
+      await change();
+    } catch (error) {
+      this.feedback.textContent = error.message;
+    }
+  }
+
+  async findPeople() {
+    const query = this.peopleQuery.value.trim();
+    if (!query) return;
+    try {
+      const people = await this.client.searchPeople(query);
+      const friends = new Set(this.client.contacts.map((contact) => contact.user.id));
+      fill(this.found, people.length === 0
+        ? h('li', { class: 'empty' }, 'Nobody found.')
+        : people.map((user) => this.person(user, '', friends.has(user.id) ? null : h('button', {
+          type: 'button', class: 'ghost', 'data-ask': user.username,
+          onclick: () => this.run(async () => {
+            const request = await this.client.askToBeFriends(user.id);
+            this.feedback.textContent = request.status === 'accepted'
+              ? `You and ${request.to.nickname} are now friends.` : `Request sent to ${request.to.nickname}.`;
+          }),
+        }, 'Add'))));
+    } catch (error) {
+      fill(this.found, h('li', { class: 'empty', role: 'alert' }, error.message));
+    }
   }
 
   person(user, note, ...actions) {

@@ -206,3 +206,36 @@ export class NewGroupDialog {
     }
   }
 }
+
+/** Joining a group with an invite code someone shared. */
+export class JoinForm {
+  constructor(client, { onJoined }) {
+    this.client = client;
+    this.code = h('input', { id: 'join-code', spellcheck: 'false', maxlength: '64' });
+    this.note = h('p', { class: 'form-note', role: 'status', id: 'join-feedback' });
+    this.element = h('form', {
+      class: 'panel-section join', hidden: true, onsubmit: async (event) => {
+        event.preventDefault();
+        this.note.textContent = '';
+        try {
+          const conversationId = await this.client.joinWithCode(this.code.value);
+          if (conversationId === null) {
+            this.note.textContent = 'Asked to join: an admin of the group will answer.';
+          } else {
+            this.code.value = '';
+            this.element.hidden = true;
+            onJoined(conversationId);
+          }
+        } catch (error) {
+          this.note.textContent = error.message;
+        }
+      },
+    }, h('label', { for: 'join-code' }, 'Invite code'), h('div', { class: 'row' }, this.code,
+      h('button', { type: 'submit', class: 'primary', id: 'join-submit' }, 'Join')), this.note);
+  }
+
+  toggle() {
+    this.element.hidden = !this.element.hidden;
+    if (!this.element.hidden) this.code.focus();
+  }
+}

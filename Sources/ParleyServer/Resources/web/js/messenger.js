@@ -6,7 +6,7 @@ import { applyTheme, fill, h } from './dom.js';
 import { avatar, clock, previewOf } from './format.js';
 import { ChatView } from './chat.js';
 import { ContactsView } from './contacts.js';
-import { NewGroupDialog } from './group.js';
+import { JoinForm, NewGroupDialog } from './group.js';
 import { SettingsPanel } from './settings.js';
 
 const STATE_TEXT = {
@@ -36,10 +36,12 @@ export class Messenger {
     this.contactsTab.append(this.requestBadge);
     this.list = h('ul', { class: 'conversation-list', id: 'conversation-list', 'aria-label': 'Chats' });
     this.newGroup = new NewGroupDialog(client, { onCreated: (id) => this.open(id) });
+    this.joinForm = new JoinForm(client, { onJoined: (id) => this.open(id) });
     this.chats = h('div', { class: 'chats' },
       h('div', { class: 'list-actions' },
+        h('button', { type: 'button', class: 'ghost', id: 'join-open', onclick: () => this.joinForm.toggle() }, 'Join with a code'),
         h('button', { type: 'button', class: 'ghost', id: 'new-group-open', onclick: () => this.newGroup.open() }, 'New group')),
-      this.list, this.newGroup.element);
+      this.joinForm.element, this.list, this.newGroup.element);
     this.contacts = new ContactsView(client, { onOpen: (id) => this.open(id) });
     this.sidebarBody = h('div', { class: 'sidebar-body' });
     this.searchInput = h('input', {
