@@ -624,7 +624,7 @@ class WebClientTests(unittest.TestCase):
         alice.find("#new-group-create").click()
         wait_for(lambda: alice.find("#chat-title").text == "Book club", "the group open")
         alice.find("#group-info").click()
-        alice.find("#group-invite").click()
+        wait_for(lambda: alice.find("#group-invite"), "the group panel").click()
         code = wait_for(lambda: alice.find("#group-invite-code").text, "an invite code")
         alice.find("#group-close").click()
         dora.find("#join-open").click()

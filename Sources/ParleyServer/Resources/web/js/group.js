@@ -26,6 +26,7 @@ export class GroupPanel {
 
   async open(conversationId) {
     this.conversationId = conversationId;
+    this.inviteCode = null; // the code made last, shown until the panel closes
     this.error.textContent = '';
     fill(this.body, h('p', {}, 'Loading…'));
     if (!this.element.open) this.element.showModal();
@@ -109,15 +110,14 @@ export class GroupPanel {
 
     const mayInvite = !group.dissolvedAt && (group.joinPolicy !== 'invite_only' || manages);
     if (mayInvite) {
-      const code = h('output', { id: 'group-invite-code', class: 'invite-code' });
       sections.push(h('div', { class: 'panel-section' },
         h('button', {
           type: 'button', class: 'ghost', id: 'group-invite',
           onclick: () => this.act(async () => {
-            const link = await this.client.createInvite(id);
-            code.value = link.code;
+            this.inviteCode = (await this.client.createInvite(id)).code;
           }),
-        }, 'Create an invite code'), code));
+        }, 'Create an invite code'),
+        h('output', { id: 'group-invite-code', class: 'invite-code' }, this.inviteCode ?? '')));
     }
 
     if (me && me.role !== 'owner') {
