@@ -44,6 +44,18 @@ def png(width, height):
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
 
 
+def totp(secret, step):
+    """RFC 6238 with SHA-1, six digits, for the 30-second step `step`."""
+    import base64
+    import hashlib
+    import hmac
+
+    key = base64.b32decode(secret + "=" * (-len(secret) % 8))
+    digest = hmac.new(key, struct.pack(">Q", step), hashlib.sha1).digest()
+    offset = digest[-1] & 0x0F
+    return "%06d" % ((struct.unpack(">I", digest[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000)
+
+
 def wait_for(condition, what, timeout=30):
     """Polls `condition` until it answers something truthy; fails naming `what`."""
     deadline = time.monotonic() + timeout
@@ -82,6 +94,10 @@ class Person:
             if entry["level"] == "SEVERE" and "/v1/ws" not in entry["message"]:
                 print(f"[{self.nickname} console] {entry['message']}", file=sys.stderr)
         self.driver.quit()
+
+    def click(self, selector, what=None):
+        """Clicks an element, again if a redraw replaced it in between."""
+        wait_for(lambda: self.find(selector).click() or True, what or selector)
 
     def find(self, selector):
         return self.driver.find_element(By.CSS_SELECTOR, selector)
@@ -635,6 +651,77 @@ class WebClientTests(unittest.TestCase):
         dora.type_message("Hello, readers")
         alice.wait_texts(["Hello, readers"], "Dora's first message in the group")
         dora.shot("3-joined")
+
+    def test_two_factor_login_asks_for_the_code(self):
+        alice = Person(self, "Alice")
+        alice.register()
+        setup = alice.api("POST", "/v1/me/two-factor", {})
+        step = int(time.time()) // 30
+        alice.api("POST", "/v1/me/two-factor/confirm", {"code": totp(setup["secret"], step)})
+        alice.find("#logout").click()
+        wait_for(lambda: alice.find("#auth-login"), "the login screen after logging out")
+        alice.find("#auth-login").send_keys(alice.username)
+        alice.find("#auth-password").send_keys(PASSWORD)
+        alice.find("#auth-submit").click()
+        code = wait_for(lambda: alice.find("#auth-code") if alice.find("#auth-code").is_displayed() else None, "the code field")
+        alice.shot("1-code")
+        alice.check_accessibility("second-factor")
+        code.send_keys("000000" if totp(setup["secret"], step + 1) != "000000" else "111111")
+        alice.find("#auth-submit").click()
+        wait_for(lambda: alice.find("#auth-error").text, "a wrong code refused")
+        self.assertIn("code", alice.find("#auth-error").text.lower())
+        code.clear()
+        code.send_keys(totp(setup["secret"], step + 1))  # the next step's: the first was used to confirm
+        alice.find("#auth-submit").click()
+        alice.wait_online()
+
+    def test_approval_mutes_transfer_and_dissolution(self):
+        alice, bob = self.friends()
+        dora = Person(self, "Dora")
+        dora.register()
+        alice.find("#tab-chats").click()
+        alice.find("#new-group-open").click()
+        alice.find("#new-group-name").send_keys("Council")
+        alice.find(f'#new-group input[data-username="{bob.username}"]').click()
+        alice.find("#new-group-create").click()
+        wait_for(lambda: alice.find("#chat-title").text == "Council", "the group open")
+        alice.find("#group-info").click()
+        policy = wait_for(lambda: alice.find("#group-join-policy"), "the join policy")
+        policy.find_element(By.CSS_SELECTOR, "option[value='approval']").click()
+        wait_for(lambda: "set who may join" in " ".join(li.text for li in alice.all("#messages li.system")), "the policy changed")
+        wait_for(lambda: alice.find("#group-invite"), "the invite button").click()
+        code = wait_for(lambda: alice.find("#group-invite-code").text, "an invite code")
+
+        dora.find("#join-open").click()
+        dora.find("#join-code").send_keys(code)
+        dora.find("#join-submit").click()
+        wait_for(lambda: dora.find("#join-feedback").text.startswith("Asked to join"), "Dora told to wait")
+        approve = wait_for(lambda: alice.find(f'[data-approve="{dora.user_id()}"]'), "Dora's request in the panel (it redraws on the event)")
+        alice.shot("1-join-request")
+        approve.click()
+        dora.open_chat("Council")
+
+        bob_id = bob.user_id()
+        alice.click(f'[data-mute="{bob_id}"]', "the mute button")
+        wait_for(lambda: "muted until" in alice.find(f'[data-member="{bob_id}"] .preview').text, "Bob shown muted")
+        bob.open_chat("Council")
+        bob.type_message("may I speak?")
+        wait_for(lambda: bob.messages() and bob.messages()[-1][1] == "failed", "Bob's message refused")
+        self.assertIn("muted", bob.find(".failure").text)
+        alice.click(f'[data-mute="{bob_id}"]', "the lift button")
+        wait_for(lambda: "muted" not in alice.find(f'[data-member="{bob_id}"] .preview').text, "the mute lifted")
+        bob.find(".failure-row button").click()  # Retry
+        alice.wait_texts(["may I speak?"], "Bob's message sent again once he may")
+
+        alice.click(f'[data-transfer="{bob_id}"]')
+        wait_for(lambda: alice.find(f'[data-member="{bob_id}"] .preview').text.startswith("Owner"), "Bob the owner")
+        alice.find("#group-close").click()
+        bob.find("#group-info").click()
+        bob.driver.execute_script("window.confirm = () => true")
+        bob.click("#group-dissolve", "the dissolve button for the new owner")
+        wait_for(lambda: alice.find("#composer").get_attribute("disabled") is not None, "the group read-only for Alice")
+        wait_for(lambda: "Bob dissolved the group" in [li.text for li in alice.all("#messages li.system")], "the dissolution in words")
+        alice.shot("2-dissolved")
 
 
 if __name__ == "__main__":

@@ -319,6 +319,7 @@ export class Client extends EventTarget {
       case 'members.added':
       case 'members.removed':
       case 'members.updated':
+      case 'join_request.updated':
         this.changed('members', { conversationId: event.conversationId });
         break;
       case 'profile.updated':
@@ -735,6 +736,24 @@ export class Client extends EventTarget {
   /** Removes a member, or, with my own id, leaves. */
   removeMember(conversationId, userId) {
     return this.api.request('DELETE', `/v1/conversations/${conversationId}/members/${userId}`);
+  }
+
+  /** Hands the group to another member (the owner only). */
+  transferGroup(conversationId, userId) {
+    return this.api.post(`/v1/conversations/${conversationId}/transfer`, { userId });
+  }
+
+  /** Ends the group for good: read-only from then on (the owner only). */
+  dissolveGroup(conversationId) {
+    return this.api.post(`/v1/conversations/${conversationId}/dissolve`);
+  }
+
+  async joinRequests(conversationId) {
+    return (await this.api.get(`/v1/conversations/${conversationId}/join-requests`)).requests;
+  }
+
+  resolveJoinRequest(conversationId, userId, approve) {
+    return this.api.post(`/v1/conversations/${conversationId}/join-requests/${userId}`, { approve });
   }
 
   createInvite(conversationId) {

@@ -33,11 +33,19 @@ export class GroupPanel {
     await this.refresh();
   }
 
+  /** Fetches and shows the group; an answer overtaken by a later refresh is dropped. */
   async refresh() {
+    const ticket = (this.refreshes = (this.refreshes ?? 0) + 1);
     try {
-      this.render(await this.client.groupDetail(this.conversationId));
+      const detail = await this.client.groupDetail(this.conversationId);
+      const me = detail.members.find((member) => member.userId === this.client.me.id);
+      const requests = RANK[me?.role] >= RANK.admin ? await this.client.joinRequests(this.conversationId) : [];
+      for (const request of requests) {
+        if (!this.client.users.has(request.userId)) await this.client.fetchUser(request.userId);
+      }
+      if (ticket === this.refreshes) this.render(detail, requests);
     } catch (error) {
-      this.error.textContent = error.message;
+      if (ticket === this.refreshes) this.error.textContent = error.message;
     }
   }
 
@@ -52,7 +60,7 @@ export class GroupPanel {
     }
   }
 
-  render({ conversation, members }) {
+  render({ conversation, members }, requests) {
     const group = conversation.group;
     const me = members.find((member) => member.userId === this.client.me.id);
     const myRank = RANK[me?.role] ?? 0;
@@ -80,6 +88,12 @@ export class GroupPanel {
     manages ? h('button', { type: 'submit', class: 'primary', id: 'group-announce' }, 'Post announcement') : null));
 
     if (manages) {
+      const policy = h('select', {
+        id: 'group-join-policy', onchange: () => this.act(() => this.client.updateGroup(id, { joinPolicy: policy.value })),
+      }, [['open', 'Anyone in the group may add people'], ['approval', 'Admins approve who joins with a code'],
+        ['invite_only', 'Only the owner and admins add people']]
+        .map(([value, text]) => h('option', { value, selected: group.joinPolicy === value }, text)));
+      sections.push(h('div', { class: 'panel-section' }, h('label', { for: 'group-join-policy' }, 'Who may join'), policy));
       const muteAll = h('input', {
         type: 'checkbox', id: 'group-mute-all', checked: group.muteAll,
         onchange: () => this.act(() => this.client.updateGroup(id, { muteAll: muteAll.checked })),
@@ -92,6 +106,17 @@ export class GroupPanel {
       h('ul', { class: 'people', id: 'group-members' }, members
         .sort((a, b) => RANK[b.role] - RANK[a.role] || this.client.nameOf(a.userId).localeCompare(this.client.nameOf(b.userId)))
         .map((member) => this.memberItem(id, member, me, group))));
+
+    if (requests.length > 0) {
+      sections.push(h('h3', {}, 'Asking to join'), h('ul', { class: 'people', id: 'join-requests' }, requests.map((request) =>
+        h('li', { class: 'person', 'data-join-request': request.userId },
+          h('span', { class: 'summary' },
+            h('span', { class: 'title' }, this.client.nameOf(request.userId)),
+            request.message ? h('span', { class: 'preview' }, request.message) : null),
+          h('span', { class: 'actions' },
+            h('button', { type: 'button', class: 'primary', 'data-approve': request.userId, onclick: () => this.act(() => this.client.resolveJoinRequest(id, request.userId, true)) }, 'Approve'),
+            h('button', { type: 'button', class: 'ghost', onclick: () => this.act(() => this.client.resolveJoinRequest(id, request.userId, false)) }, 'Decline'))))));
+    }
 
     const mayAdd = !group.dissolvedAt && (group.joinPolicy === 'open' || manages);
     const memberIds = new Set(members.map((member) => member.userId));
@@ -120,7 +145,17 @@ export class GroupPanel {
         h('output', { id: 'group-invite-code', class: 'invite-code' }, this.inviteCode ?? '')));
     }
 
-    if (me && me.role !== 'owner') {
+    if (me?.role === 'owner' && !group.dissolvedAt) {
+      sections.push(h('button', {
+        type: 'button', class: 'danger', id: 'group-dissolve',
+        onclick: () => {
+          if (confirm('Dissolve the group for everyone? It becomes read-only for good.')) {
+            this.act(() => this.client.dissolveGroup(id));
+          }
+        },
+      }, 'Dissolve the group'));
+    }
+    if (me && (me.role !== 'owner' || group.dissolvedAt)) {
       sections.push(h('button', {
         type: 'button', class: 'danger', id: 'group-leave',
         onclick: () => this.act(async () => {
@@ -144,17 +179,32 @@ export class GroupPanel {
         onclick: () => this.act(() => this.client.updateMember(conversationId, userId, { role: next })),
       }, next === 'admin' ? 'Make admin' : 'Make member'));
     }
+    const muted = (member.mutedUntil ?? 0) > Date.now();
+    // The owner mutes admins and members, admins mute members; nobody mutes the owner.
+    if (active && !isMe && member.role !== 'owner' && (me.role === 'owner' || (me.role === 'admin' && member.role === 'member'))) {
+      actions.push(h('button', {
+        type: 'button', class: 'ghost', 'data-mute': userId,
+        onclick: () => this.act(() => this.client.updateMember(conversationId, userId, { mutedUntil: muted ? 0 : Date.now() + 3_600_000 })),
+      }, muted ? 'Lift mute' : 'Mute 1 h'));
+    }
     if (active && !isMe && RANK[me.role] > RANK[member.role] && RANK[me.role] >= RANK.admin) {
       actions.push(h('button', {
         type: 'button', class: 'ghost', 'data-remove': userId,
         onclick: () => this.act(() => this.client.removeMember(conversationId, userId)),
       }, 'Remove'));
     }
+    if (active && me.role === 'owner' && !isMe) {
+      actions.push(h('button', {
+        type: 'button', class: 'ghost', 'data-transfer': userId,
+        onclick: () => this.act(() => this.client.transferGroup(conversationId, userId)),
+      }, 'Make owner'));
+    }
     const name = member.nickname ?? this.client.nameOf(userId);
     return h('li', { class: 'person', 'data-member': userId },
       h('span', { class: 'summary' },
         h('span', { class: 'title' }, isMe ? `${name} (you)` : name),
-        h('span', { class: 'preview' }, member.role === 'member' ? 'Member' : member.role === 'admin' ? 'Admin' : 'Owner')),
+        h('span', { class: 'preview' }, member.role === 'member' ? 'Member' : member.role === 'admin' ? 'Admin' : 'Owner',
+          muted ? ` · muted until ${new Date(member.mutedUntil).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}` : '')),
       h('span', { class: 'actions' }, actions));
   }
 }

@@ -47,7 +47,7 @@ function showLogin(notice) {
     id: 'auth-password', name: 'password', type: 'password', autocomplete: 'current-password', required: true,
   });
   const nickname = h('input', { id: 'auth-nickname', name: 'nickname', autocomplete: 'nickname' });
-  const code = h('input', { id: 'auth-code', name: 'code', inputmode: 'numeric', autocomplete: 'one-time-code' });
+  const code = h('input', { id: 'auth-code', name: 'code', inputmode: 'numeric' });
   const loginLabel = h('label', { for: 'auth-login' }, 'Username, email or phone');
   const nicknameRow = h('div', { class: 'field', hidden: true }, h('label', { for: 'auth-nickname' }, 'Display name (optional)'), nickname);
   const codeRow = h('div', { class: 'field', hidden: true }, h('label', { for: 'auth-code' }, 'Code from your authenticator app'), code);
