@@ -258,6 +258,10 @@ class WebClientTests(unittest.TestCase):
         alice.shot("1-friends")
         alice.open_chat("Bob")
         bob.open_chat("Alice")
+        wait_for(lambda: alice.find("#peer-presence").text == "online", "Bob shown online")
+        bob.composer_typing = bob.find("#composer").send_keys("Hel")
+        wait_for(lambda: alice.find("#typing").text == "Bob is typing…", "Bob typing, on Alice's screen")
+        bob.find("#composer").clear()
         alice.type_message("Hi Bob! 你好")
         bob.wait_texts(["Hi Bob! 你好"], "Bob sees Alice's message")
         bob.type_message("Hello Alice 👋")
@@ -619,6 +623,22 @@ class WebClientTests(unittest.TestCase):
         alice.find("#people-search").click()
         wait_for(lambda: alice.all(f'[data-ask="{dora.username}"]'), "Dora found by her name").__getitem__(0).click()
         wait_for(lambda: alice.find("#friend-feedback").text == f"Request sent to {dora.nickname}.", "the request sent")
+
+        # A friend group and a remark: only Alice sees them, and the remark names Bob everywhere.
+        alice.find("#friend-group-name").send_keys("Work")
+        alice.find("#friend-group-create").click()
+        wait_for(lambda: [o.text for o in alice.all("#friend-group-filter option")] == ["All friends", "Work"], "the group made")
+        alice.find(f'[data-edit="{bob.username}"]').click()
+        remark = wait_for(lambda: alice.find("#contact-remark"), "the friend's details")
+        remark.send_keys("Bobby (design)")
+        alice.find("#contact-editor .check input").click()
+        alice.find("#contact-save").click()
+        alice.click("#friend-group-filter option:nth-child(2)")
+        wait_for(lambda: [t.text.split(" @")[0] for t in alice.all("#friends .title")] == ["Bobby (design)"], "Bob in Work, by his remark")
+        alice.find("#tab-chats").click()
+        wait_for(lambda: "Bobby (design)" in [t.text for t in alice.all("#conversation-list .title")], "the remark in the chat list")
+        alice.find("#tab-contacts").click()
+        alice.click("#friend-group-filter option:nth-child(1)")
 
         # A block: Bob's messages are refused with the server's words, and nothing arrives.
         alice.find(f'[data-block="{bob.username}"]').click()

@@ -20,6 +20,7 @@ export class ChatView {
     this.lastTypingSent = 0;
     this.title = h('h2', { class: 'chat-title', id: 'chat-title' });
     this.typing = h('p', { class: 'typing', 'aria-live': 'polite', id: 'typing' });
+    this.status = h('span', { class: 'presence', id: 'peer-presence' });
     const back = h('button', { type: 'button', class: 'ghost back', onclick: onBack, 'aria-label': 'Back to chats' }, '←');
     this.groupPanel = new GroupPanel(client);
     this.infoButton = h('button', {
@@ -27,7 +28,7 @@ export class ChatView {
     }, 'Group info');
     this.pinButton = h('button', { type: 'button', class: 'ghost', id: 'pin', onclick: () => this.toggle('pinned') });
     this.muteButton = h('button', { type: 'button', class: 'ghost', id: 'mute', onclick: () => this.toggle('muted') });
-    this.header = h('header', { class: 'chat-header' }, back, h('div', { class: 'heading' }, this.title, this.typing),
+    this.header = h('header', { class: 'chat-header' }, back, h('div', { class: 'heading' }, h('div', { class: 'row' }, this.title, this.status), this.typing),
       this.pinButton, this.muteButton, this.infoButton, this.groupPanel.element);
     this.list = h('ol', { class: 'message-list', id: 'messages' });
     // The scrolling log around the list: screen readers announce what is added.
@@ -133,6 +134,7 @@ export class ChatView {
     const conversation = this.client.conversations.get(this.conversationId);
     if (!conversation) return;
     this.title.textContent = this.client.titleOf(conversation);
+    this.status.textContent = conversation.kind === 'direct' ? this.client.presenceText(conversation.peerId) : '';
     this.infoButton.hidden = conversation.kind !== 'group' || conversation.removed;
     const pinned = conversation.settings?.pinnedAt !== undefined;
     const muted = conversation.settings?.muted === true;

@@ -39,9 +39,12 @@ export class Client extends EventTarget {
     this.users = new Map([[this.me.id, this.me]]);
     this.contacts = [];
     this.blocked = [];
+    this.friendGroups = [];
     this.requests = { incoming: [], outgoing: [], ignored: [] };
     this.outbox = [];
     this.typing = new Map();
+    /** Friends' presence by user id, as the server lets me see it (`online`, `offline`, `hidden`). */
+    this.presence = new Map();
     this.recentlyApplied = new Set();
     this.flushing = false;
     this.flushTimer = null;
@@ -96,6 +99,7 @@ export class Client extends EventTarget {
     try {
       await this.sync();
       await this.refreshContacts();
+      await this.refreshPresence();
       this.flush();
     } catch (error) {
       if (!(error instanceof ApiError)) console.error(error);
@@ -208,6 +212,10 @@ export class Client extends EventTarget {
         break;
       case 'typing':
         this.applyTyping(payload);
+        break;
+      case 'presence':
+        this.presence.set(payload.userId, payload);
+        this.changed('presence');
         break;
       default:
         break; // frame types of later versions: ignored, the socket stays open
@@ -330,7 +338,11 @@ export class Client extends EventTarget {
       case 'contact.removed':
       case 'block.added':
       case 'block.removed':
-        if (this.connection.state === 'online') await this.refreshContacts();
+      case 'friend_group.updated':
+      case 'friend_group.removed':
+        if (this.connection.state !== 'online') break;
+        await this.refreshContacts();
+        await this.refreshPresence(); // a new friend's presence comes by no frame of its own
         break;
       default:
         break; // event types of later versions: counted as applied
@@ -605,15 +617,34 @@ export class Client extends EventTarget {
   }
 
   async refreshContacts() {
-    const [contacts, requests, blocks] = await Promise.all([
+    const [contacts, requests, blocks, groups] = await Promise.all([
       this.api.get('/v1/contacts'), this.api.get('/v1/friend-requests'), this.api.get('/v1/blocks'),
+      this.api.get('/v1/friend-groups'),
     ]);
+    this.friendGroups = groups.groups;
     this.contacts = contacts.contacts;
     this.requests = requests;
     this.blocked = blocks.blocked;
     for (const contact of this.contacts) this.users.set(contact.user.id, contact.user);
     this.changed('contacts');
     this.changed('conversations');
+  }
+
+  /** Friends' presence, fetched after each `ready`: changes missed while away are not replayed. */
+  async refreshPresence() {
+    const answer = await this.api.get('/v1/presence');
+    this.presence = new Map(answer.users.map((presence) => [presence.userId, presence]));
+    this.changed('presence');
+  }
+
+  /** "online", "last seen 14:05", or nothing when hidden or unknown. */
+  presenceText(userId) {
+    const presence = this.presence.get(userId);
+    if (presence?.status === 'online') return 'online';
+    if (presence?.status === 'offline' && presence.lastSeenAt) {
+      return `last seen ${new Date(presence.lastSeenAt).toLocaleString([], { dateStyle: 'short', timeStyle: 'short' })}`;
+    }
+    return '';
   }
 
   /** Asks a user, found by username, to be friends. Answers the request as it stands. */
@@ -632,6 +663,18 @@ export class Client extends EventTarget {
   async searchPeople(query) {
     const page = await this.api.get(`/v1/users/search?q=${encodeURIComponent(query)}&limit=20`);
     return page.users.filter((user) => user.id !== this.me.id);
+  }
+
+  /** Makes one of my friend groups (only I see them). */
+  async createFriendGroup(name) {
+    await this.api.post('/v1/friend-groups', { name });
+    await this.refreshContacts();
+  }
+
+  /** Sets my remark for a friend and the friend groups they are in. */
+  async updateContact(userId, fields) {
+    await this.api.request('PATCH', `/v1/contacts/${userId}`, fields);
+    await this.refreshContacts();
   }
 
   async block(userId) {

@@ -37,11 +37,25 @@ export class ContactsView {
     this.blockedList = h('ul', { class: 'people', id: 'blocked', 'aria-labelledby': 'blocked-title' });
     this.outgoing = h('ul', { class: 'people', id: 'outgoing-requests', 'aria-labelledby': 'outgoing-title' });
     this.friends = h('ul', { class: 'people', id: 'friends', 'aria-labelledby': 'friends-title' });
+    this.groupFilter = h('select', { id: 'friend-group-filter', 'aria-label': 'Show friends of', onchange: () => this.render() });
+    this.newGroupName = h('input', { id: 'friend-group-name', maxlength: '32', 'aria-label': 'New friend group' });
+    this.groupForm = h('form', {
+      class: 'row', onsubmit: (event) => {
+        event.preventDefault();
+        const name = this.newGroupName.value.trim();
+        if (!name) return;
+        this.run(async () => {
+          await this.client.createFriendGroup(name);
+          this.newGroupName.value = '';
+        });
+      },
+    }, this.newGroupName, h('button', { type: 'submit', class: 'ghost', id: 'friend-group-create' }, 'New friend group'));
+    this.editor = new ContactEditor(client, { onError: (message) => { this.feedback.textContent = message; } });
     this.element = h('div', { class: 'contacts' },
       form, finder,
       h('h3', { id: 'incoming-title' }, 'Friend requests'), this.incoming,
       h('h3', { id: 'outgoing-title' }, 'Waiting for an answer'), this.outgoing,
-      h('h3', { id: 'friends-title' }, 'Friends'), this.friends,
+      h('h3', { id: 'friends-title' }, 'Friends'), this.groupFilter, this.groupForm, this.friends, this.editor.element,
       h('h3', { id: 'blocked-title' }, 'Blocked'), this.blockedList);
   }
 
@@ -71,11 +85,15 @@ export class ContactsView {
     fill(this.outgoing, outgoing.length === 0
       ? h('li', { class: 'empty' }, 'None.')
       : outgoing.map((request) => this.person(request.to, request.message)));
-    const friends = [...this.client.contacts].sort((a, b) => this.client.nameOf(a.user.id).localeCompare(this.client.nameOf(b.user.id)));
+    const chosen = this.groupFilter.value;
+    fill(this.groupFilter, h('option', { value: '' }, 'All friends'),
+      this.client.friendGroups.map((group) => h('option', { value: group.id, selected: String(group.id) === chosen }, group.name)));
+    const friends = this.client.contacts.filter((contact) => !chosen || contact.groups.includes(Number(chosen))).sort((a, b) => this.client.nameOf(a.user.id).localeCompare(this.client.nameOf(b.user.id)));
     fill(this.friends, friends.length === 0
       ? h('li', { class: 'empty' }, 'No friends yet.')
       : friends.map((contact) => this.person(contact.user, contact.remark ? `@${contact.user.username}` : '',
         h('button', { type: 'button', class: 'ghost', 'data-message': contact.user.username, onclick: () => this.openChat(contact.user.id) }, 'Message'),
+        h('button', { type: 'button', class: 'ghost', 'data-edit': contact.user.username, onclick: () => this.editor.open(contact) }, 'Edit'),
         h('button', { type: 'button', class: 'ghost', 'data-block': contact.user.username, onclick: () => this.run(() => this.client.block(contact.user.id)) }, 'Block'))));
     fill(this.blockedList, this.client.blocked.length === 0
       ? h('li', { class: 'empty' }, 'Nobody.')
@@ -135,6 +153,51 @@ export class ContactsView {
       this.onOpen(await this.client.openDirect(userId));
     } catch (error) {
       this.feedback.textContent = error.message;
+    }
+  }
+}
+
+/** A friend's remark (what I call them) and the friend groups they are in. */
+class ContactEditor {
+  constructor(client, { onError }) {
+    this.client = client;
+    this.onError = onError;
+    this.remark = h('input', { id: 'contact-remark', maxlength: '64' });
+    this.groups = h('fieldset', { class: 'friend-picks' });
+    this.title = h('h2', { id: 'contact-editor-title' });
+    this.element = h('dialog', { class: 'group-panel', id: 'contact-editor', 'aria-labelledby': 'contact-editor-title' },
+      h('form', {
+        class: 'panel-section', onsubmit: (event) => {
+          event.preventDefault();
+          this.save();
+        },
+      }, this.title, h('label', { for: 'contact-remark' }, 'What you call them (only you see it)'), this.remark, this.groups,
+      h('div', { class: 'row' },
+        h('button', { type: 'submit', class: 'primary', id: 'contact-save' }, 'Save'),
+        h('button', { type: 'button', class: 'ghost', onclick: () => this.element.close() }, 'Cancel'))));
+  }
+
+  open(contact) {
+    this.contact = contact;
+    this.title.textContent = contact.user.nickname;
+    this.remark.value = contact.remark;
+    fill(this.groups, h('legend', {}, 'Friend groups'),
+      this.client.friendGroups.length === 0 ? h('p', {}, 'Make a friend group first.') : null,
+      this.client.friendGroups.map((group) => h('div', { class: 'check' },
+        h('input', { type: 'checkbox', id: `in-group-${group.id}`, value: group.id, checked: contact.groups.includes(group.id) }),
+        h('label', { for: `in-group-${group.id}` }, group.name))));
+    this.element.showModal();
+  }
+
+  async save() {
+    const groups = [...this.groups.querySelectorAll('input:checked')].map((box) => Number(box.value));
+    const fields = { groups };
+    if (this.remark.value.trim() !== this.contact.remark) fields.remark = this.remark.value.trim();
+    try {
+      await this.client.updateContact(this.contact.user.id, fields);
+      this.element.close();
+    } catch (error) {
+      this.onError(error.message);
     }
   }
 }

@@ -134,6 +134,10 @@ export class Messenger {
         this.status.dataset.state = this.client.connection.state;
         this.chat.renderState();
         break;
+      case 'presence':
+        this.renderList();
+        this.chat.renderHeader();
+        break;
       case 'account':
         this.me.textContent = this.client.me.nickname;
         break;
@@ -204,7 +208,9 @@ export class Messenger {
         'aria-current': conversation.id === this.chat.conversationId ? 'true' : undefined,
         onclick: () => this.open(conversation.id),
       },
-      avatar(this.client, this.client.avatarOf(conversation), title),
+      h('span', { class: 'avatar-wrap' }, avatar(this.client, this.client.avatarOf(conversation), title),
+        conversation.kind === 'direct' && this.client.presence.get(conversation.peerId)?.status === 'online'
+          ? h('span', { class: 'online-dot', role: 'img', 'aria-label': 'online' }) : null),
       h('span', { class: 'summary' },
         h('span', { class: 'title-row' },
           h('span', { class: 'title' }, title),
