@@ -161,8 +161,7 @@ class Person:
 
     def accept(self, other):
         self.find("#tab-contacts").click()
-        button = wait_for(lambda: self.find(f'[data-accept="{other.username}"]'), f"{other.nickname}'s request")
-        button.click()
+        self.click(f'[data-accept="{other.username}"]', f"{other.nickname}'s request")
         wait_for(lambda: self.all(f'[data-message="{other.username}"]'), f"{other.nickname} among the friends")
 
     # Chats.
@@ -176,7 +175,8 @@ class Person:
                     return candidate
             return None
 
-        wait_for(button, f"the chat with {title} in {self.nickname}'s list").click()
+        # Found and clicked in one try, again if the list redrew in between.
+        wait_for(lambda: (button() or None) and (button().click() or True), f"the chat with {title} in {self.nickname}'s list")
         wait_for(lambda: self.find("#chat-title").text == title, f"the chat with {title} open")
 
     def type_message(self, text):
@@ -192,9 +192,15 @@ class Person:
 
     def act_on(self, text, action):
         """Hovers a message (its actions show on hover or focus) and clicks one of them."""
-        item = wait_for(lambda: self.message_item(text), f"the message {text!r}")
-        ActionChains(self.driver).move_to_element(item).perform()
-        item.find_element(By.CSS_SELECTOR, f'.actions button[aria-label="{action}"]').click()
+        def hover_and_click():
+            item = self.message_item(text)
+            if item is None:
+                return False
+            ActionChains(self.driver).move_to_element(item).perform()
+            item.find_element(By.CSS_SELECTOR, f'.actions button[aria-label="{action}"]').click()
+            return True
+
+        wait_for(hover_and_click, f"{action} on the message {text!r}")
 
     def messages(self):
         """The texts of the open chat, in the order shown, with each one's state."""
@@ -621,7 +627,7 @@ class WebClientTests(unittest.TestCase):
         alice.find("#tab-contacts").click()
         alice.find("#people-query").send_keys(dora.nickname)
         alice.find("#people-search").click()
-        wait_for(lambda: alice.all(f'[data-ask="{dora.username}"]'), "Dora found by her name").__getitem__(0).click()
+        alice.click(f'[data-ask="{dora.username}"]', "Dora found by her name")
         wait_for(lambda: alice.find("#friend-feedback").text == f"Request sent to {dora.nickname}.", "the request sent")
 
         # A friend group and a remark: only Alice sees them, and the remark names Bob everywhere.
@@ -660,7 +666,7 @@ class WebClientTests(unittest.TestCase):
         alice.find("#new-group-create").click()
         wait_for(lambda: alice.find("#chat-title").text == "Book club", "the group open")
         alice.find("#group-info").click()
-        wait_for(lambda: alice.find("#group-invite"), "the group panel").click()
+        alice.click("#group-invite", "the group panel")
         code = wait_for(lambda: alice.find("#group-invite-code").text, "an invite code")
         alice.find("#group-close").click()
         dora.find("#join-open").click()
@@ -709,7 +715,7 @@ class WebClientTests(unittest.TestCase):
         policy = wait_for(lambda: alice.find("#group-join-policy"), "the join policy")
         policy.find_element(By.CSS_SELECTOR, "option[value='approval']").click()
         wait_for(lambda: "set who may join" in " ".join(li.text for li in alice.all("#messages li.system")), "the policy changed")
-        wait_for(lambda: alice.find("#group-invite"), "the invite button").click()
+        alice.click("#group-invite", "the invite button")
         code = wait_for(lambda: alice.find("#group-invite-code").text, "an invite code")
 
         dora.find("#join-open").click()
