@@ -67,7 +67,7 @@ export class ChatView {
     this.replyText = h('span', { class: 'reply-text', id: 'reply-text' });
     this.replyBar = h('div', { class: 'reply-bar', hidden: true },
       this.replyText,
-      h('button', { type: 'button', class: 'ghost', 'aria-label': 'Cancel the reply', onclick: () => this.replyTo(null) }, '✕'));
+      h('button', { type: 'button', class: 'ghost', 'aria-label': 'Cancel', onclick: () => this.replyTo(null) }, '✕'));
     this.composer = h('form', {
       class: 'composer', 'aria-label': 'Write a message',
       onsubmit: (event) => {
@@ -209,6 +209,9 @@ export class ChatView {
     if (!message.queued && !['recalled', 'deleted', 'system'].includes(message.kind)) {
       actions.push(h('button', { type: 'button', class: 'ghost action', 'aria-label': 'Forward', onclick: () => this.forwardDialog.open(message) }, 'Forward'));
     }
+    if (this.client.mayEdit(message)) {
+      actions.push(h('button', { type: 'button', class: 'ghost action', 'aria-label': 'Edit', onclick: () => this.startEditing(message) }, 'Edit'));
+    }
     if (this.client.mayRecall(message)) {
       actions.push(h('button', { type: 'button', class: 'ghost action', 'aria-label': 'Recall', onclick: () => this.recall(message) }, 'Recall'));
     }
@@ -332,6 +335,12 @@ export class ChatView {
     this.input.value = '';
     this.stopTyping();
     this.stickToBottom = true;
+    if (this.editing) {
+      const message = this.editing;
+      this.replyTo(null);
+      this.client.edit(message, text).catch((error) => { this.notice.textContent = error.message; });
+      return;
+    }
     const content = { text, ...this.mentions.contentFor(text) };
     if (this.replyingTo) this.client.send(this.conversationId, 'reply', { ...content, replyTo: this.replyingTo.id });
     else this.client.send(this.conversationId, 'text', content);
@@ -339,12 +348,23 @@ export class ChatView {
     this.keepDraft();
   }
 
-  /** Quotes a message in the next one sent (null: no longer). */
+  /** Quotes a message in the next one sent (null: neither replying nor editing any more). */
   replyTo(message) {
     this.replyingTo = message;
+    this.editing = null;
     this.replyBar.hidden = !message;
     this.replyText.textContent = message ? `Replying to ${this.client.nameOf(message.senderId)}: ${previewOf(message, this.client)}` : '';
     if (message) this.input.focus();
+  }
+
+  /** Puts the text of a message of mine in the composer; sending replaces it. */
+  startEditing(message) {
+    this.replyTo(null);
+    this.editing = message;
+    this.replyBar.hidden = false;
+    this.replyText.textContent = `Editing: ${message.content.text}`;
+    this.input.value = message.content.text;
+    this.input.focus();
   }
 
   async recall(message) {

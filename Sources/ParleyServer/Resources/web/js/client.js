@@ -501,6 +501,19 @@ export class Client extends EventTarget {
       && Date.now() - message.sentAt < limit;
   }
 
+  /** Whether I may still edit the text of a message of mine (the server's window). */
+  mayEdit(message) {
+    const limit = this.connection.ready?.editWindowMs;
+    return message.senderId === this.me.id && !message.queued && limit !== undefined
+      && ['text', 'reply'].includes(message.kind) && Date.now() - message.sentAt < limit;
+  }
+
+  /** Replaces the text of a message of mine; everyone sees the new text, marked edited. */
+  async edit(message, text) {
+    const answer = await this.connection.request('edit', { messageId: message.id, text });
+    await this.storeNewForm(answer);
+  }
+
   /** Recalls a message: everyone sees it recalled; its text stays here for re-editing. */
   async recall(message) {
     const answer = await this.connection.request('recall', { messageId: message.id });
