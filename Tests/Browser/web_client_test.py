@@ -235,6 +235,11 @@ class WebClientTests(unittest.TestCase):
         bob.accept(alice)
         return alice, bob
 
+    def chatting(self):
+        """Alice and Bob, friends, each with their chat with the other open."""
+        alice, bob = self.chatting()
+        return alice, bob
+
     def test_the_page_is_served_with_a_strict_policy_and_the_login_form_is_accessible(self):
         alice = Person(self, "Alice")
         alice.driver.get(SERVER + "/")
@@ -301,9 +306,7 @@ class WebClientTests(unittest.TestCase):
         bob.check_accessibility("phone-list")
 
     def test_messages_written_offline_arrive_once_and_in_order(self):
-        alice, bob = self.friends()
-        alice.open_chat("Bob")
-        bob.open_chat("Alice")
+        alice, bob = self.chatting()
         alice.type_message("before the tunnel")
         bob.wait_texts(["before the tunnel"], "Bob sees the first message")
         alice.go_offline()
@@ -329,9 +332,7 @@ class WebClientTests(unittest.TestCase):
         bob.shot("2-back-online")
 
     def test_a_reload_while_sending_loses_nothing_and_doubles_nothing(self):
-        alice, bob = self.friends()
-        alice.open_chat("Bob")
-        bob.open_chat("Alice")
+        alice, bob = self.chatting()
         # Written offline, the message waits in the outbox; the page reloads the moment the
         # network is back, so the old page may or may not have sent it on its way out.
         alice.go_offline()
@@ -361,9 +362,7 @@ class WebClientTests(unittest.TestCase):
         bob.shot("2-after-reloads")
 
     def test_reply_recall_with_re_edit_and_search(self):
-        alice, bob = self.friends()
-        alice.open_chat("Bob")
-        bob.open_chat("Alice")
+        alice, bob = self.chatting()
         alice.type_message("我们明天上午十点开会")
         bob.wait_texts(["我们明天上午十点开会"], "Bob sees the message")
         bob.act_on("我们明天上午十点开会", "Reply")
@@ -408,9 +407,7 @@ class WebClientTests(unittest.TestCase):
         wait_for(lambda: bob.find("#chat-title").text == "Alice", "the chat opened from the hit")
 
     def test_a_picture_is_uploaded_and_shown_on_the_other_side(self):
-        alice, bob = self.friends()
-        alice.open_chat("Bob")
-        bob.open_chat("Alice")
+        alice, bob = self.chatting()
         path = os.path.join(tempfile.mkdtemp(), "gradient.png")
         with open(path, "wb") as file:
             file.write(png(640, 400))

@@ -480,17 +480,6 @@ export class Client extends EventTarget {
     this.changed('messages', { conversationId: item.conversationId });
   }
 
-  // MARK: - My settings for a conversation
-
-  /** Sets `pinned`, `muted`, `hidden` or `draft` for a conversation, on all my devices. */
-  async updateSettings(conversationId, fields) {
-    const summary = await this.api.request('PATCH', `/v1/conversations/${conversationId}/settings`, fields);
-    const conversation = { ...this.holdConversation(summary), settings: summary.settings };
-    this.conversations.set(conversationId, conversation);
-    await this.store.mergeConversations([conversation]);
-    this.changed('conversations');
-  }
-
   // MARK: - Message actions
 
   /** Whether I may still recall a message of mine (the server's window, from `ready`). */
