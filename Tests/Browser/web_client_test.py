@@ -237,7 +237,9 @@ class WebClientTests(unittest.TestCase):
 
     def chatting(self):
         """Alice and Bob, friends, each with their chat with the other open."""
-        alice, bob = self.chatting()
+        alice, bob = self.friends()
+        alice.open_chat("Bob")
+        bob.open_chat("Alice")
         return alice, bob
 
     def test_the_page_is_served_with_a_strict_policy_and_the_login_form_is_accessible(self):
@@ -270,7 +272,7 @@ class WebClientTests(unittest.TestCase):
         alice.open_chat("Bob")
         bob.open_chat("Alice")
         wait_for(lambda: alice.find("#peer-presence").text == "online", "Bob shown online")
-        bob.composer_typing = bob.find("#composer").send_keys("Hel")
+        bob.find("#composer").send_keys("Hel")
         wait_for(lambda: alice.find("#typing").text == "Bob is typing…", "Bob typing, on Alice's screen")
         bob.find("#composer").clear()
         alice.type_message("Hi Bob! 你好")
