@@ -29,8 +29,10 @@ export class SettingsPanel {
     fill(this.body, h('p', {}, 'Loading…'));
     if (!this.element.open) this.element.showModal();
     try {
-      const [account, sessions] = await Promise.all([this.client.api.get('/v1/me'), this.client.api.get('/v1/sessions')]);
-      this.render(account, sessions.sessions);
+      const [account, sessions, notifications] = await Promise.all([
+        this.client.api.get('/v1/me'), this.client.api.get('/v1/sessions'), this.client.api.get('/v1/me/notifications'),
+      ]);
+      this.render(account, sessions.sessions, notifications);
     } catch (error) {
       this.feedback.textContent = error.message;
     }
@@ -46,7 +48,32 @@ export class SettingsPanel {
     }
   }
 
-  render(account, sessions) {
+  /** What is pushed to my phones while none of my devices is connected, and quiet hours. */
+  pushSettings(settings) {
+    const save = (fields) => this.save('Notifications', () => this.client.api.request('PATCH', '/v1/me/notifications', fields));
+    const toggle = (field, label) => {
+      const box = h('input', { type: 'checkbox', id: `push-${field}`, checked: settings[field], onchange: () => save({ [field]: box.checked }) });
+      return h('div', { class: 'check' }, box, h('label', { for: `push-${field}` }, label));
+    };
+    const quiet = settings.quietHours[0];
+    const from = h('input', { type: 'time', id: 'quiet-from', value: quiet?.start ?? '22:00' });
+    const to = h('input', { type: 'time', id: 'quiet-to', value: quiet?.end ?? '07:00' });
+    const quietOn = h('input', { type: 'checkbox', id: 'quiet-on', checked: quiet !== undefined });
+    const saveQuiet = () => save({
+      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+      quietHours: quietOn.checked ? [{ start: from.value, end: to.value }] : [],
+    });
+    for (const input of [from, to, quietOn]) input.addEventListener('change', saveQuiet);
+    return h('section', { class: 'panel-section', 'aria-labelledby': 'settings-pushes' },
+      h('h3', { id: 'settings-pushes' }, 'Push to my phone'),
+      toggle('direct', 'Direct messages'), toggle('group', 'Group messages'), toggle('mentions', 'Mentions of me'),
+      toggle('friendRequests', 'Friend requests'), toggle('groupInvitations', 'Being added to a group'),
+      toggle('preview', 'Show who wrote and what'),
+      h('div', { class: 'check' }, quietOn, h('label', { for: 'quiet-on' }, 'Quiet hours, every day')),
+      h('div', { class: 'row' }, h('label', { for: 'quiet-from' }, 'From'), from, h('label', { for: 'quiet-to' }, 'to'), to));
+  }
+
+  render(account, sessions, notifications) {
     const user = account.user;
     const nickname = h('input', { id: 'settings-nickname', value: user.nickname, maxlength: '32' });
     const signature = h('textarea', { id: 'settings-signature', rows: '2', maxlength: '140' }, user.signature);
@@ -83,7 +110,8 @@ export class SettingsPanel {
       choice('privacy-presence', 'Who sees when I am online', 'presence', { everyone: 'Everyone', contacts: 'Friends', nobody: 'Nobody' }),
       choice('privacy-find-username', 'Found by my username', 'findByUsername', { everyone: 'Yes', nobody: 'No' }));
 
-    const notifications = h('section', { class: 'panel-section', 'aria-labelledby': 'settings-notifications' },
+    const pushes = this.pushSettings(notifications);
+    const desktop = h('section', { class: 'panel-section', 'aria-labelledby': 'settings-notifications' },
       h('h3', { id: 'settings-notifications' }, 'Notifications'),
       typeof Notification === 'undefined'
         ? h('p', {}, 'This browser cannot show notifications.')
@@ -135,6 +163,6 @@ export class SettingsPanel {
             await this.open();
           }),
         }, 'Sign out')))));
-    fill(this.body, profile, privacySection, notifications, appearance, devices);
+    fill(this.body, profile, privacySection, desktop, pushes, appearance, devices);
   }
 }
