@@ -765,6 +765,24 @@ class WebClientTests(unittest.TestCase):
         wait_for(lambda: "Bob dissolved the group" in [li.text for li in alice.all("#messages li.system")], "the dissolution in words")
         alice.shot("2-dissolved")
 
+    def test_a_desktop_notification_when_the_page_is_hidden(self):
+        alice, bob = self.friends()
+        alice.open_chat("Bob")
+        alice.driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": SERVER, "permissions": ["notifications"]})
+        # The page is told it is hidden (as in a background tab), and the notifications it
+        # shows are recorded instead of reaching the desktop of the machine running the test.
+        alice.driver.execute_script("""
+            Object.defineProperty(document, 'visibilityState', { get: () => 'hidden' });
+            window.shown = [];
+            window.Notification = class { static permission = 'granted';
+              constructor(title, options) { window.shown.push([title, options.body]); } };
+        """)
+        bob.open_chat("Alice")
+        bob.type_message("Are you at your desk?")
+        wait_for(lambda: alice.driver.execute_script("return window.shown.length") == 1, "one notification")
+        self.assertEqual([["Bob", "Are you at your desk?"]], alice.driver.execute_script("return window.shown"))
+        self.assertEqual("1", alice.find("#conversation-list .badge").text, "unread while hidden: not marked read")
+
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
