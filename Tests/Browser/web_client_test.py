@@ -466,7 +466,7 @@ class WebClientTests(unittest.TestCase):
         alice.find("#group-announce").click()
         alice.shot("2-group-panel")
         alice.check_accessibility("group-panel")
-        alice.find("#group-close").click()
+        alice.find("#group-panel-close").click()
 
         wait_for(lambda: "Alice made you an admin" in self.system_lines(bob), f"Bob told he is an admin: {self.system_lines(bob)}")
         wait_for(lambda: bob.find("#announcement").text == "📢 Standup at 10, every day", "the announcement on Bob's screen")
@@ -481,7 +481,7 @@ class WebClientTests(unittest.TestCase):
         rename.send_keys("Launch team")
         bob.find("#group-rename").click()
         wait_for(lambda: bob.find("#chat-title").text == "Launch team", "the new name on Bob's screen")
-        bob.find("#group-close").click()
+        bob.find("#group-panel-close").click()
 
         wait_for(lambda: "Bob removed you" in self.system_lines(carol), f"Carol told she was removed: {self.system_lines(carol)}")
         wait_for(lambda: carol.find("#composer").get_attribute("disabled") is not None, "Carol can no longer write there")
@@ -684,7 +684,7 @@ class WebClientTests(unittest.TestCase):
         alice.find("#group-info").click()
         alice.click("#group-invite", "the group panel")
         code = wait_for(lambda: alice.find("#group-invite-code").text, "an invite code")
-        alice.find("#group-close").click()
+        alice.find("#group-panel-close").click()
         dora.find("#join-open").click()
         dora.find("#join-code").send_keys(code)
         dora.find("#join-submit").click()
@@ -757,7 +757,7 @@ class WebClientTests(unittest.TestCase):
 
         alice.click(f'[data-transfer="{bob_id}"]')
         wait_for(lambda: alice.find(f'[data-member="{bob_id}"] .preview').text.startswith("Owner"), "Bob the owner")
-        alice.find("#group-close").click()
+        alice.find("#group-panel-close").click()
         bob.find("#group-info").click()
         bob.driver.execute_script("window.confirm = () => true")
         bob.click("#group-dissolve", "the dissolve button for the new owner")

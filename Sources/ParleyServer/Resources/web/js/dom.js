@@ -18,6 +18,17 @@ export function h(tag, attributes = {}, ...children) {
   return element;
 }
 
+/**
+ * A modal panel: a dialog `id` titled `title`, whose header button (`id`-close, worded
+ * `closeLabel`) closes it, followed by `children`.
+ */
+export function panel(id, title, closeLabel, ...children) {
+  const dialog = h('dialog', { class: 'group-panel', id, 'aria-labelledby': `${id}-title` });
+  dialog.append(h('header', { class: 'panel-header' }, h('h2', { id: `${id}-title` }, title),
+    h('button', { type: 'button', class: 'ghost', id: `${id}-close`, onclick: () => dialog.close() }, closeLabel)), ...children);
+  return dialog;
+}
+
 /** Replaces the children of `element`. */
 export function fill(element, ...children) {
   element.replaceChildren();

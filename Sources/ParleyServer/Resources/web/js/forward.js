@@ -1,6 +1,6 @@
 // Forwarding: a dialog that lists my chats; the chosen one gets a copy of the message.
 
-import { fill, h } from './dom.js';
+import { fill, h, panel } from './dom.js';
 import { previewOf } from './format.js';
 
 export class ForwardDialog {
@@ -10,11 +10,7 @@ export class ForwardDialog {
     this.quote = h('p', { class: 'preview' });
     this.list = h('ul', { class: 'people', id: 'forward-targets' });
     this.error = h('p', { class: 'form-error', role: 'alert' });
-    this.element = h('dialog', { class: 'group-panel', id: 'forward', 'aria-labelledby': 'forward-title' },
-      h('header', { class: 'panel-header' },
-        h('h2', { id: 'forward-title' }, 'Forward to…'),
-        h('button', { type: 'button', class: 'ghost', onclick: () => this.element.close() }, 'Cancel')),
-      this.quote, this.error, this.list);
+    this.element = panel('forward', 'Forward to…', 'Cancel', this.quote, this.error, this.list);
   }
 
   open(message) {

@@ -3,7 +3,7 @@
 // everyone, add friends, make admins, remove, share an invite link, leave. The server
 // enforces every rule; the panel only leaves out buttons that could not work.
 
-import { fill, h } from './dom.js';
+import { fill, h, panel } from './dom.js';
 
 const RANK = { owner: 3, admin: 2, member: 1 };
 
@@ -13,11 +13,7 @@ export class GroupPanel {
     this.conversationId = null;
     this.body = h('div', { class: 'group-body' });
     this.error = h('p', { class: 'form-error', role: 'alert', id: 'group-error' });
-    this.element = h('dialog', { class: 'group-panel', id: 'group-panel', 'aria-labelledby': 'group-panel-title' },
-      h('header', { class: 'panel-header' },
-        h('h2', { id: 'group-panel-title' }, 'Group'),
-        h('button', { type: 'button', class: 'ghost', id: 'group-close', onclick: () => this.element.close() }, 'Close')),
-      this.error, this.body);
+    this.element = panel('group-panel', 'Group', 'Close', this.error, this.body);
     client.addEventListener('change', (event) => {
       const { what, conversationId } = event.detail;
       if (this.element.open && conversationId === this.conversationId && ['members', 'messages'].includes(what)) this.refresh();

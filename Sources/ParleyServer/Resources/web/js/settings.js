@@ -2,7 +2,7 @@
 // the devices signed in to my account (each may be signed out), and how the app looks
 // (day or night, text size; kept in this browser).
 
-import { applyTheme, fill, h } from './dom.js';
+import { applyTheme, fill, h, panel } from './dom.js';
 import { upload } from './files.js';
 
 const SIZES = { small: '87.5%', normal: '100%', large: '112.5%', larger: '125%' };
@@ -17,11 +17,7 @@ export class SettingsPanel {
     this.client = client;
     this.body = h('div', { class: 'group-body' });
     this.feedback = h('p', { class: 'form-note', role: 'status', id: 'settings-feedback' });
-    this.element = h('dialog', { class: 'group-panel', id: 'settings', 'aria-labelledby': 'settings-title' },
-      h('header', { class: 'panel-header' },
-        h('h2', { id: 'settings-title' }, 'Settings'),
-        h('button', { type: 'button', class: 'ghost', id: 'settings-close', onclick: () => this.element.close() }, 'Close')),
-      this.feedback, this.body);
+    this.element = panel('settings', 'Settings', 'Close', this.feedback, this.body);
   }
 
   async open() {
