@@ -12,7 +12,7 @@ enum Load {
     /// and, when deliveries are missing, how many of the messages the server committed.
     static func send(
         rate: Double, duration: Double, size: Int, clock: BenchClock, id prefix: String,
-        targets: [(BenchSocket, ConversationID)], receivers: [BenchSocket], tracker: DeliveryTracker,
+        targets: [(BenchSocket, BenchTarget)], receivers: [BenchSocket], tracker: DeliveryTracker,
         report: inout BenchReport, server: ServerProcess?, drainTimeout: Duration
     ) async throws {
         let total = max(1, Int(rate * duration))
@@ -30,9 +30,10 @@ enum Load {
             while next < total {
                 let scheduled = start + .seconds(Double(next) / rate)
                 if scheduled > now { break }
-                let (socket, conversation) = targets[next % targets.count]
+                let (socket, target) = targets[next % targets.count]
                 let request = SendMessageRequest(
-                    conversationId: conversation, clientMsgId: "\(prefix)-\(next)", kind: .text,
+                    conversationId: target.conversation, toUserId: target.user, clientMsgId: "\(prefix)-\(next)",
+                    kind: .text,
                     content: ["text": .string(padding), "t": .number(.integer(Int64(scheduled.microseconds)))])
                 try await socket.send(.send, request, id: "\(prefix)\(next)")
                 next += 1
@@ -66,15 +67,35 @@ enum Load {
     }
 
     /// How many messages of this run the server holds, over all the target conversations,
-    /// each read as one of its senders.
-    private static func committed(in targets: [(BenchSocket, ConversationID)], clientMsgIdPrefix prefix: String)
-        async throws -> Int
+    /// each read as one of its senders (nil when the targets are users, whose conversations
+    /// the bench does not know).
+    private static func committed(in targets: [(BenchSocket, BenchTarget)], clientMsgIdPrefix prefix: String)
+        async throws -> Int?
     {
-        let readers = Dictionary(targets.map { ($0.1, $0.0) }, uniquingKeysWith: { first, _ in first })
+        let known = targets.compactMap { socket, target in target.conversation.map { ($0, socket) } }
+        guard known.count == targets.count else { return nil }
+        let readers = Dictionary(known, uniquingKeysWith: { first, _ in first })
         var total = 0
         for (conversation, socket) in readers {
             total += try await socket.committedMessages(in: conversation, clientMsgIdPrefix: prefix)
         }
         return total
+    }
+}
+
+/// Where a bench message goes: a conversation, or a user (a `toUserId` send, which opens the
+/// direct conversation when it is the first between the two).
+enum BenchTarget: Sendable {
+    case conversation(ConversationID)
+    case user(UserID)
+
+    var conversation: ConversationID? {
+        if case .conversation(let id) = self { return id }
+        return nil
+    }
+
+    var user: UserID? {
+        if case .user(let id) = self { return id }
+        return nil
     }
 }

@@ -27,6 +27,15 @@ public struct BenchOptions: Sendable {
     /// upload: the sizes of the files, in MiB (20 files of each size below 100 MiB, 3 of
     /// each larger one).
     public var fileSizesMiB = [1, 100]
+    /// direct and ramp: each message goes to a partner drawn at random (a `toUserId` send,
+    /// nearly always the first between the two) instead of within fixed pairs.
+    public var randomPartners = false
+    /// login: the direct conversations (with a message each) every user has before the storm.
+    public var conversationsPerUser = 0
+    /// grow: whether the members' sockets are open while they are added.
+    public var membersOnline = true
+    /// login: the `limit` of the first sync each login asks for.
+    public var syncPage = 200
 
     public init() {}
 }
@@ -34,7 +43,7 @@ public struct BenchOptions: Sendable {
 /// The load scenarios. Each drives a running server over its real protocol from this
 /// process and returns what it measured.
 public enum BenchScenario: String, CaseIterable, Sendable {
-    case idle, direct, ramp, group, catchup, login, search, upload
+    case idle, direct, ramp, group, grow, catchup, login, search, upload
 
     public func run(_ options: BenchOptions) async throws -> [BenchReport] {
         let client = BenchClient(server: options.server, seed: options.seed)
@@ -45,7 +54,9 @@ public enum BenchScenario: String, CaseIterable, Sendable {
         case .group: return [try await Self.group(options, client, server)]
         case .idle: return [try await Self.idle(options, client, server)]
         case .catchup: return [try await Self.catchup(options, client, server)]
-        case .login: return [try await Self.login(options, client, server)]
+        case .grow: return [try await GrowthAndLoginBench.grow(options, client, server)]
+        case .login:
+            return [try await GrowthAndLoginBench.login(options, client, server)]
         case .search: return [try await SearchBench.run(options, client, server)]
         case .upload: return [try await UploadBench.run(options, client, server)]
         }
@@ -115,7 +126,8 @@ public enum BenchScenario: String, CaseIterable, Sendable {
         var report = BenchReport(scenario: "group")
         try await Load.send(
             rate: options.rate, duration: options.duration, size: options.messageSize, clock: clock, id: "g",
-            targets: [(sockets[0], group)], receivers: Array(sockets.dropFirst()), tracker: tracker, report: &report,
+            targets: [(sockets[0], .conversation(group))], receivers: Array(sockets.dropFirst()), tracker: tracker,
+            report: &report,
             server: server, drainTimeout: options.drainTimeout)
         report.parameters = [
             "rate": "\(Int(options.rate))", "members": "\(members.count)", "size": "\(options.messageSize)",
@@ -210,43 +222,6 @@ public enum BenchScenario: String, CaseIterable, Sendable {
         report.durationSeconds = elapsed
         report.throughput = Double(seqs.count) / max(elapsed, 0.001)
         report.figures["catch-up time (s)"] = elapsed
-        return report
-    }
-
-    // MARK: Login
-
-    /// A storm of logins (16 at a time): latency and logins per second.
-    static func login(_ options: BenchOptions, _ client: BenchClient, _ server: ServerProcess?) async throws
-        -> BenchReport
-    {
-        let account = try await client.createUsers(1, role: "l")[0]
-        let count = max(1, options.messages)
-        let latency = LatencyRecorder()
-        let start = ContinuousClock.now
-        let cpuBefore = server?.cpuSeconds
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var started = 0
-            func add() {
-                started += 1
-                group.addTask {
-                    let began = ContinuousClock.now
-                    let _: TokenResponse = try await client.api.call(
-                        .login, body: LoginRequest(login: account.username, password: "Bench-pass-1", device: "storm"))
-                    latency.record(microseconds: (ContinuousClock.now - began).microseconds)
-                }
-            }
-            for _ in 0..<min(16, count) { add() }
-            while try await group.next() != nil { if started < count { add() } }
-        }
-        var report = BenchReport(scenario: "login")
-        report.parameters = ["logins": "\(count)", "concurrency": "16"]
-        report.sent = count
-        report.durationSeconds = (ContinuousClock.now - start).seconds
-        report.throughput = Double(count) / max(report.durationSeconds, 0.001)
-        report.latencyMs = latency.percentilesMs
-        if let cpuBefore, let cpuAfter = server?.cpuSeconds {
-            report.figures["server CPU per login (ms)"] = (cpuAfter - cpuBefore) / Double(count) * 1000
-        }
         return report
     }
 }

@@ -5,18 +5,32 @@ import ParleyBench
 /// `parley bench <scenario>`: load a running server over its real protocol and report.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure a running server: idle, direct, ramp, group, catchup, login, search or upload.",
+        abstract: "Measure a running server: idle, direct, ramp, group, grow, catchup, login, search or upload.",
         discussion:
             "Creates its own users (start the server with --bcrypt-cost 4 for large user counts), checks that every message arrives exactly once and in order, and reports latency percentiles from the scheduled send time."
     )
 
-    @Argument(help: "idle | direct | ramp | group | catchup | login | search | upload") var scenario: String
+    @Argument(help: "idle | direct | ramp | group | grow | catchup | login | search | upload") var scenario: String
     @Option(help: "Server URL.") var server = "http://127.0.0.1:8080"
-    @Option(help: "Users (direct/ramp: pairs = users / 2; idle: accounts the connections share).") var users = 10
+    @Option(
+        help:
+            "Users (direct/ramp: online, in pairs = users / 2 unless partners are random; idle: accounts the connections share; login: accounts the logins cycle through)."
+    ) var users = 10
+    @Option(
+        help:
+            "direct/ramp: 'existing' (fixed pairs, one conversation each) or 'random' (a random partner per message, opening conversations)."
+    )
+    var partners = "existing"
+    @Option(help: "grow: 'all' (every member's socket open while the group grows) or 'none' (offline members).")
+    var online = "all"
+    @Option(help: "login: direct conversations, with a message each, every user has before the storm.")
+    var conversations = 0
+    @Option(help: "login: the limit of the first sync page each login fetches (with --conversations).")
+    var syncPage = 200
     @Option(help: "Messages per second (group: sent by one member; ramp: the first step).") var rate = 1000.0
     @Option(help: "Seconds of load per run (idle: seconds to hold).") var duration = 10.0
     @Option(help: "Message size in bytes.") var size = 100
-    @Option(help: "Members of the group.") var groupSize = 50
+    @Option(help: "group: members of the group; grow: members added one at a time.") var groupSize = 50
     @Option(help: "catchup: messages missed; login: logins; search: messages stored.") var messages = 10_000
     @Option(help: "idle: connections to hold open.") var connections = 1000
     @Option(help: "ramp: the p99 bound in milliseconds.") var p99 = 50.0
@@ -48,6 +62,17 @@ struct Bench: AsyncParsableCommand {
         options.p99BoundMs = p99
         options.rampSteps = rampSteps
         options.seed = seed
+        guard ["existing", "random"].contains(partners) else {
+            throw ValidationError("--partners takes 'existing' or 'random'; not '\(partners)'.")
+        }
+        options.randomPartners = partners == "random"
+        guard ["all", "none"].contains(online) else {
+            throw ValidationError("--online takes 'all' or 'none'; not '\(online)'.")
+        }
+        options.membersOnline = online == "all"
+        options.conversationsPerUser = max(0, conversations)
+        guard (1...500).contains(syncPage) else { throw ValidationError("--sync-page takes 1 to 500.") }
+        options.syncPage = syncPage
         options.serverPID = serverPid
         options.beforeQueries = beforeQueries
         options.fileSizesMiB = try fileMib.split(separator: ",").map {
