@@ -180,10 +180,37 @@ extension PostgresStore {
     {
         var pairs: [[Int64]] = []
         for announcement in announcements {
-            for user in announcement.users {
-                let event = try await appendEvent(connection, to: user, announcement.body, at: now)
-                pairs.append([user.rawValue, event.seq])
+            var seen = Set<UserID>()
+            let users = announcement.users.filter { seen.insert($0).inserted }
+            let template = try UserEventTemplate(announcement.body, at: now)
+            guard let parts = template.parts else {
+                for user in users {
+                    let event = try await appendEvent(connection, to: user, announcement.body, at: now)
+                    pairs.append([user.rawValue, event.seq])
+                }
+                continue
             }
+            // One statement for all the users: their seqs move, and each gets the event's
+            // text with its own seq.
+            let rows = try await connection.rows(
+                """
+                WITH moved AS (
+                    UPDATE users SET event_seq = event_seq + 1 WHERE id = ANY(string_to_array($1, ',')::bigint[])
+                    RETURNING id, event_seq)
+                INSERT INTO user_events (user_id, seq, body, message_id)
+                SELECT id, event_seq, $2 || event_seq::text || $3, $4 FROM moved
+                RETURNING user_id, seq
+                """,
+                [
+                    .text(users.map { String($0.rawValue) }.joined(separator: ",")), .text(parts.before),
+                    .text(parts.after), SQLValue(announcement.body.updatedMessageId?.rawValue),
+                ], logger: logger)
+            guard rows.count == users.count else {
+                let found = Set(try rows.map { UserID(try $0.int("user_id")) })
+                let missing = users.first { !found.contains($0) }.map { "\($0)" } ?? "?"
+                throw ParleyError(.userNotFound, "User \(missing) does not exist.")
+            }
+            for row in rows { pairs.append([try row.int("user_id"), try row.int("seq")]) }
         }
         for chunk in stride(from: 0, to: pairs.count, by: 200) {
             notes.add(ChangeNote(events: Array(pairs[chunk..<min(chunk + 200, pairs.count)])))

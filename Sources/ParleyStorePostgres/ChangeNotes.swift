@@ -26,12 +26,23 @@ extension PostgresStore {
             result.append(.message(message, recipients: recipients, origin: origin))
         }
         if let pairs = note.events {
+            // All the note's events in one query, then in the note's order.
+            let wanted = pairs.filter { $0.count == 2 }
+            let rows = try await connection.rows(
+                """
+                SELECT e.user_id, e.seq, e.body FROM user_events e
+                JOIN unnest(string_to_array($1, ',')::bigint[], string_to_array($2, ',')::bigint[]) AS w(user_id, seq)
+                    ON e.user_id = w.user_id AND e.seq = w.seq
+                """,
+                [
+                    .text(wanted.map { String($0[0]) }.joined(separator: ",")),
+                    .text(wanted.map { String($0[1]) }.joined(separator: ",")),
+                ], logger: logger)
+            var bodies: [[Int64]: String] = [:]
+            for row in rows { bodies[[try row.int("user_id"), try row.int("seq")]] = try row.text("body") }
             var events: [UserID: [UserEvent]] = [:]
-            for pair in pairs where pair.count == 2 {
-                if let body = try await connection.scalar(
-                    String.self, "SELECT body FROM user_events WHERE user_id = $1 AND seq = $2",
-                    [.int(pair[0]), .int(pair[1])], logger: logger)
-                {
+            for pair in wanted {
+                if let body = bodies[pair] {
                     events[UserID(pair[0]), default: []].append(try JSONText.decode(UserEvent.self, from: body))
                 }
             }

@@ -172,31 +172,46 @@ extension SQLiteStore {
     }
 
     /// Appends each announcement's event to its users' streams (seqs assigned here) and
-    /// publishes them after the commit.
+    /// publishes them after the commit. Each announcement's event is encoded once
+    /// (``UserEventTemplate``), and all its users' seqs move in one statement.
     func announce(_ db: Database, _ announcements: [Announcement], at now: Int64) throws {
         var events: [UserID: [UserEvent]] = [:]
         for announcement in announcements {
-            for user in announcement.users {
-                events[user, default: []].append(try appendEvent(db, to: user, announcement.body, at: now))
+            for (user, event) in try append(db, UserEventTemplate(announcement.body, at: now), to: announcement.users) {
+                events[user, default: []].append(event)
             }
         }
         publishAfterCommit(db, .events(events))
     }
 
-    private func appendEvent(_ db: Database, to userId: UserID, _ body: UserEventBody, at now: Int64) throws
-        -> UserEvent
+    /// Appends one event to each of `users`' streams (each user once).
+    private func append(_ db: Database, _ template: UserEventTemplate, to users: [UserID]) throws
+        -> [(UserID, UserEvent)]
     {
-        guard
-            let seq = try Int64.fetchOne(
-                db, sql: "UPDATE users SET event_seq = event_seq + 1 WHERE id = ? RETURNING event_seq",
-                arguments: [userId.rawValue])
-        else {
-            throw ParleyError(.userNotFound, "User \(userId) does not exist.")
+        var seen = Set<UserID>()
+        let distinct = users.filter { seen.insert($0).inserted }
+        let advance = try db.cachedStatement(
+            sql: """
+                UPDATE users SET event_seq = event_seq + 1 WHERE id IN (SELECT value FROM json_each(?))
+                RETURNING id, event_seq
+                """)
+        let ids = "[" + distinct.map { String($0.rawValue) }.joined(separator: ",") + "]"
+        var seqs: [Int64: Int64] = [:]
+        for row in try Row.fetchAll(advance, arguments: [ids]) {
+            let id: Int64 = row[0]
+            seqs[id] = row[1]
         }
-        let event = UserEvent(seq: seq, at: now, body)
-        try db.execute(
-            sql: "INSERT INTO user_events (user_id, seq, body, message_id) VALUES (?, ?, ?, ?)",
-            arguments: [userId.rawValue, seq, try JSONText.encode(event), body.updatedMessageId?.rawValue])
-        return event
+        let insert = try db.cachedStatement(
+            sql: "INSERT INTO user_events (user_id, seq, body, message_id) VALUES (?, ?, ?, ?)")
+        let messageId = template.body.updatedMessageId?.rawValue
+        var appended: [(UserID, UserEvent)] = []
+        for user in distinct {
+            guard let seq = seqs[user.rawValue] else {
+                throw ParleyError(.userNotFound, "User \(user) does not exist.")
+            }
+            try insert.execute(arguments: [user.rawValue, seq, try template.json(seq: seq), messageId])
+            appended.append((user, template.event(seq: seq)))
+        }
+        return appended
     }
 }

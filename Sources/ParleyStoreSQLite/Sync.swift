@@ -22,11 +22,8 @@ extension SQLiteStore {
             let changed = try Self.summaryRows(
                 db, for: userId, where: "c.version > ? OR m.version > ?", orderBy: "change_version",
                 limit: paging.fetchLimit, arguments: [paging.since.version, paging.since.version]
-            ).map {
-                (
-                    summary: try ConversationSummary(row: $0, viewer: userId),
-                    changeVersion: $0["change_version"] as Int64
-                )
+            ) {
+                (summary: try ConversationSummary(row: $0, viewer: userId), changeVersion: $0["change_version"] as Int64)
             }
             return try paging.batch(eventBodies: eventBodies, changed: changed, currentVersion: currentVersion)
         }

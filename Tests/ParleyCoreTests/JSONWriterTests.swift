@@ -53,6 +53,59 @@ struct JSONWriterTests {
         }
     }
 
+    /// Summaries with each optional part present and absent, and awkward strings in every
+    /// text field.
+    static var summaries: [ConversationSummary] {
+        Self.awkwardStrings.enumerated().map { index, text in
+            let odd = !index.isMultiple(of: 2)
+            let group = GroupProfile(
+                name: text, description: text, avatar: odd ? "f-\(index)" : nil,
+                announcement: odd ? GroupAnnouncement(text: text, updatedBy: UserID(4), updatedAt: 99) : nil,
+                joinPolicy: JoinPolicy.allCases[index % JoinPolicy.allCases.count], muteAll: odd, memberLimit: 500,
+                ownerId: UserID(4), dissolvedAt: index % 3 == 0 ? 1_795_000_000_000 : nil, everyoneMayMentionAll: !odd)
+            return ConversationSummary(
+                id: ConversationID(Int64(index) + 1), kind: odd ? .group : .direct, name: odd ? text : nil,
+                peerId: odd ? nil : UserID(8), memberCount: odd ? 300 : 2, maxSeq: Int64(index) * 10,
+                readSeq: Int64(index), othersReadSeq: 3, othersDeliveredSeq: 4, unreadMentions: index,
+                lastMessage: index % 3 == 1 ? nil : Self.messages[index % Self.messages.count],
+                createdAt: 1_795_000_000_000, lastActivityAt: 1_795_000_000_001, group: odd ? group : nil,
+                settings: ConversationSettings(
+                    pinnedAt: odd ? 5 : nil, muted: !odd, hiddenUpToSeq: index % 3 == 0 ? 7 : nil, draft: text,
+                    draftSavedAt: text.isEmpty ? nil : 6, clearedUpToSeq: index % 4 == 0 ? 2 : nil))
+        }
+    }
+
+    @Test func syncPagesAndMemberListsDecodeToTheSameValueWithTheSameKeysAsFromJSONEncoder() throws {
+        let members = Self.awkwardStrings.enumerated().map { index, text in
+            Member(
+                userId: UserID(Int64(index) + 1), role: [.owner, .admin, .member][index % 3], readSeq: Int64(index),
+                joinedAt: 9, nickname: index.isMultiple(of: 2) ? text : nil,
+                mutedUntil: index.isMultiple(of: 3) ? 1_795_000_000_000 : nil)
+        }
+        let details = Self.summaries.map { ConversationDetail(conversation: $0, members: members) }
+        let pages = [
+            SyncResponse(conversations: [], events: [], cursor: "", hasMore: false),
+            SyncResponse(
+                conversations: Self.summaries,
+                events: [
+                    UserEvent(
+                        seq: 1, at: 2, MembersAdded(conversationId: ConversationID(3), userIds: [UserID(4)]).body),
+                    UserEvent(seq: 2, at: 3, ConversationAdded(conversationId: ConversationID(5)).body),
+                ], cursor: "c\"ursor", hasMore: true),
+        ]
+        try Self.expectSameAsJSONEncoder(details)
+        try Self.expectSameAsJSONEncoder(pages)
+    }
+
+    private static func expectSameAsJSONEncoder<Value: JSONWritable & Decodable & Equatable>(_ values: [Value]) throws {
+        for value in values {
+            let written = Data(try value.jsonBytes())
+            #expect(try JSONDecoder().decode(Value.self, from: written) == value)
+            let reference = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
+            #expect(try JSONDecoder().decode(JSONValue.self, from: written) == reference)
+        }
+    }
+
     @Test func notANumberIsRejected() {
         var writer = JSONWriter()
         #expect(throws: EncodingError.self) { try writer.value(["n": .number(.decimal(.nan))]) }

@@ -15,6 +15,10 @@ struct JSONResponse<Value: Encodable & Sendable>: ResponseGenerator {
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
+        if let writable = value as? any JSONWritable {
+            return Response(
+                status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try writable.jsonBytes())))
+        }
         return Response(
             status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(data: try JSONEncoder().encode(value)))
         )

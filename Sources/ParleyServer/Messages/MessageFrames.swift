@@ -2,7 +2,8 @@ import ParleyCore
 
 /// The two frames every message causes, written with ``JSONWriter`` rather than `JSONEncoder`:
 /// the push of a committed message to its recipients and the ack of a send. They decode as
-/// `Frame<Message>` and `Frame<SendMessageResponse>`.
+/// `Frame<Message>` and `Frame<SendMessageResponse>`. Other answers that ``JSONWriter`` can
+/// write (``JSONWritable``) go out through ``result(id:_:)`` too.
 enum MessageFrames {
     /// `{"type":"message","payload":<message>}`
     static func push(_ message: Message) throws -> String {
@@ -15,6 +16,17 @@ enum MessageFrames {
 
     /// `{"type":"result","id":<id>,"payload":{"message":<message>,"duplicate":<bool>}}`
     static func ack(_ response: SendMessageResponse, id: String?) throws -> String {
+        try result(id: id) { writer in
+            writer.raw(#"{"message":"#)
+            try writer.message(response.message)
+            writer.raw(#","duplicate":"#)
+            writer.bool(response.duplicate)
+            writer.raw("}")
+        }
+    }
+
+    /// `{"type":"result","id":<id>,"payload":<what writePayload writes>}`
+    static func result(id: String?, _ writePayload: (inout JSONWriter) throws -> Void) throws -> String {
         var writer = JSONWriter()
         writer.raw(#"{"type":"result","#)
         if let id {
@@ -22,11 +34,9 @@ enum MessageFrames {
             writer.string(id)
             writer.raw(",")
         }
-        writer.raw(#""payload":{"message":"#)
-        try writer.message(response.message)
-        writer.raw(#","duplicate":"#)
-        writer.bool(response.duplicate)
-        writer.raw("}}")
+        writer.raw(#""payload":"#)
+        try writePayload(&writer)
+        writer.raw("}")
         return writer.text
     }
 }

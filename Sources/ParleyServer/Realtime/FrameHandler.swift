@@ -28,12 +28,17 @@ struct FrameHandler: Sendable {
     /// Decodes the payload strictly (at frame decoding, in the same pass as the envelope).
     let prepare: @Sendable (KeyedDecodingContainer<ClientRequestFrame.CodingKeys>) throws -> PreparedFrame
 
-    /// A handler answered with a `result` frame holding what `answer` returns.
+    /// A handler answered with a `result` frame holding what `answer` returns (written by
+    /// ``JSONWriter`` when the answer is ``JSONWritable``).
     static func result<Payload: StrictDecodable & Sendable, Answer: Codable & Sendable>(
         _ type: ClientFrameType, _ answer: @escaping @Sendable (Payload, FrameRequest) async throws -> Answer
     ) -> FrameHandler {
         written(type) { (payload: Payload, request) in
-            try JSONText.encode(Frame(.result, id: request.id, payload: try await answer(payload, request)))
+            let value = try await answer(payload, request)
+            if let writable = value as? any JSONWritable {
+                return try MessageFrames.result(id: request.id) { try writable.write(to: &$0) }
+            }
+            return try JSONText.encode(Frame(.result, id: request.id, payload: value))
         }
     }
 
