@@ -167,8 +167,8 @@ extension SQLiteStore {
     }
 
     static func fetchUser(_ db: Database, id: UserID) throws -> UserRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id.rawValue]).map(
-            UserRecord.init(row:))
+        try Row.decodeFirst(
+            db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id.rawValue], UserRecord.init(row:))
     }
 
     /// Appends each announcement's event to its users' streams (seqs assigned here) and

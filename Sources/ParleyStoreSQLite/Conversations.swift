@@ -23,13 +23,12 @@ extension SQLiteStore {
         try ConversationRules.requireExisting([peerId], existing: try Self.existingUsers(db, [peerId]))
         try checkCanMessage(db, from: userId, to: peerId)
         let version = try nextVersion(db)
-        try db.execute(
-            sql: """
-                INSERT INTO conversations (kind, direct_key, member_count, version, members_version, created_at,
-                    last_activity_at)
-                VALUES ('direct', ?, 2, ?, ?, ?, ?)
-                """,
-            arguments: [key, version, version, now, now])
+        try db.run(
+            """
+            INSERT INTO conversations (kind, direct_key, member_count, version, members_version, created_at,
+                last_activity_at)
+            VALUES ('direct', ?, 2, ?, ?, ?, ?)
+            """, [key, version, version, now, now])
         let id = ConversationID(db.lastInsertedRowID)
         try insertMembers(db, [(userId, .member), (peerId, .member)], into: id, version: version, at: now)
         try announce(db, ConversationRules.joinAnnouncements([userId, peerId], to: id), at: now)
@@ -63,10 +62,9 @@ extension SQLiteStore {
     public func conversation(_ id: ConversationID, for userId: UserID) async throws -> ConversationDetail {
         try await pool.read { db in
             let summary = try Self.summary(db, id, for: userId)
-            let members = try Row.fetchAll(
+            let members = try Row.decodeAll(
                 db, sql: "SELECT * FROM members WHERE conversation_id = ? ORDER BY joined_at, user_id",
-                arguments: [id.rawValue]
-            ).map(Member.init(row:))
+                arguments: [id.rawValue], Member.init(row:))
             return ConversationDetail(conversation: summary, members: members)
         }
     }
@@ -111,15 +109,14 @@ extension SQLiteStore {
     }
 
     /// The rows behind ``summaries(_:for:where:orderBy:limit:arguments:)``, with each one's
-    /// `change_version`, each turned into a value by `decode`. The rows are read from a cursor,
-    /// not copied first: a copied row finds a column by comparing every column's lowercased
-    /// name, which made decoding the wide summary row most of a sync's cost.
+    /// `change_version`, each turned into a value by `decode` (``Row/decodeAll(_:sql:arguments:_:)``:
+    /// decoding copied summary rows was most of a sync's cost). `condition` and `order` come from
+    /// a fixed set of callers, so the statements stay few.
     static func summaryRows<Value>(
         _ db: Database, for userId: UserID, where condition: String, orderBy order: String, limit: Int,
         arguments: StatementArguments, _ decode: (Row) throws -> Value
     ) throws -> [Value] {
-        var values: [Value] = []
-        let rows = try Row.fetchCursor(
+        try Row.decodeAll(
             db,
             sql: """
                 SELECT c.*, m.read_seq, m.pinned_at, m.muted, m.hidden_seq, m.draft, m.draft_at, m.cleared_seq,
@@ -144,9 +141,7 @@ extension SQLiteStore {
                 ORDER BY \(order)
                 LIMIT ?
                 """,
-            arguments: [userId.rawValue] + arguments + [limit])
-        while let row = try rows.next() { values.append(try decode(row)) }
-        return values
+            arguments: [userId.rawValue] + arguments + [limit], decode)
     }
 
     static func summary(_ db: Database, _ id: ConversationID, for userId: UserID) throws -> ConversationSummary {
@@ -164,23 +159,24 @@ extension SQLiteStore {
 
     /// Those of `ids` that are users.
     static func existingUsers(_ db: Database, _ ids: [UserID]) throws -> Set<UserID> {
-        Set(try ids.filter { try fetchUser(db, id: $0) != nil })
+        let exists = try db.cachedStatement(sql: "SELECT 1 FROM users WHERE id = ?")
+        return Set(try ids.filter { try Bool.fetchOne(exists, arguments: [$0.rawValue]) != nil })
     }
 
     static func conversationID(_ db: Database, directKey key: String) throws -> ConversationID? {
-        try Int64.fetchOne(db, sql: "SELECT id FROM conversations WHERE direct_key = ?", arguments: [key])
-            .map { ConversationID($0) }
+        try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT id FROM conversations WHERE direct_key = ?"), arguments: [key]
+        )
+        .map { ConversationID($0) }
     }
 
     func insertMembers(
         _ db: Database, _ members: [(UserID, MemberRole)], into id: ConversationID, version: Int64, at now: Int64
     ) throws {
+        let insert = try db.cachedStatement(
+            sql: "INSERT INTO members (conversation_id, user_id, role, version, joined_at) VALUES (?, ?, ?, ?, ?)")
         for (userId, role) in members {
-            try db.execute(
-                sql: """
-                    INSERT INTO members (conversation_id, user_id, role, version, joined_at) VALUES (?, ?, ?, ?, ?)
-                    """,
-                arguments: [id.rawValue, userId.rawValue, role.rawValue, version, now])
+            try insert.execute(arguments: [id.rawValue, userId.rawValue, role.rawValue, version, now])
         }
     }
 }

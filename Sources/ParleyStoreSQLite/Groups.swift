@@ -73,20 +73,22 @@ extension SQLiteStore {
     private func groupState(_ db: Database, _ id: ConversationID, for change: GroupChange, by actorId: UserID)
         throws -> GroupState
     {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM conversations WHERE id = ?", arguments: [id.rawValue])
+        guard
+            let (kind, maxSeq, profile) = try Row.decodeFirst(
+                db, sql: "SELECT * FROM conversations WHERE id = ?", arguments: [id.rawValue],
+                { row -> (String, Int64, GroupProfile?) in (row["kind"], row["max_seq"], GroupProfile(row: row)) })
         else {
             throw ParleyError(.conversationNotFound, "Conversation \(id) does not exist.")
         }
-        let members = try Row.fetchAll(
+        let members = try Row.decodeAll(
             db, sql: "SELECT * FROM members WHERE conversation_id = ? ORDER BY joined_at, user_id",
-            arguments: [id.rawValue]
-        ).map(Member.init(row:))
-        let links = try Row.fetchAll(
-            db, sql: "SELECT * FROM invite_links WHERE conversation_id = ?", arguments: [id.rawValue]
-        ).map(InviteLink.init(row:))
+            arguments: [id.rawValue], Member.init(row:))
+        let links = try Row.decodeAll(
+            db, sql: "SELECT * FROM invite_links WHERE conversation_id = ?", arguments: [id.rawValue],
+            InviteLink.init(row:))
         return GroupState(
-            id: id, kind: ConversationRules.kind(stored: row["kind"]), maxSeq: row["max_seq"],
-            profile: GroupProfile(row: row),
+            id: id, kind: ConversationRules.kind(stored: kind), maxSeq: maxSeq,
+            profile: profile,
             members: members, links: links,
             pendingRequests: try Self.pendingRequests(db, of: id),
             existingUsers: try Self.existingUsers(db, change.usersToCheck),
@@ -177,7 +179,8 @@ extension SQLiteStore {
                     """,
                 arguments: [
                     try Int.fetchOne(
-                        db, sql: "SELECT COUNT(*) FROM members WHERE conversation_id = ?", arguments: [id.rawValue]),
+                        db.cachedStatement(sql: "SELECT COUNT(*) FROM members WHERE conversation_id = ?"),
+                        arguments: [id.rawValue]),
                     version, version, id.rawValue,
                 ])
         }

@@ -32,6 +32,30 @@ struct ClientRequestFrame: StrictDecodable {
     let kind: Kind?
     let request: Result<Request, any Error>
 
+    private init(id: String?, kind: Kind?, request: Result<Request, any Error>) {
+        self.id = id
+        self.kind = kind
+        self.request = request
+    }
+
+    /// The frame read without `JSONDecoder` from syntax-checked `text`, when it is a plainly
+    /// valid frame whose handler reads its payload that way (``FrameHandler/fast``); nil
+    /// otherwise, and the frame is then decoded the usual way, errors and all.
+    static func fast(_ text: String, handlers: FrameHandlers) -> ClientRequestFrame? {
+        guard case .object(let envelope)? = JSONValueParser.parse(text),
+            case .string(let type)? = envelope["type"], case .object(let payload)? = envelope["payload"],
+            let fast = handlers.handler(for: type)?.fast
+        else { return nil }
+        var id: String?
+        switch envelope["id"] {
+        case nil: break
+        case .string(let value)?: id = value
+        default: return nil
+        }
+        guard envelope.count == (id == nil ? 2 : 3), let prepared = fast(payload) else { return nil }
+        return ClientRequestFrame(id: id, kind: .feature, request: .success(.feature(prepared)))
+    }
+
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let typeName = try container.decode(String.self, forKey: .type)

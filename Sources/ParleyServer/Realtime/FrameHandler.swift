@@ -27,6 +27,9 @@ struct FrameHandler: Sendable {
     let type: ClientFrameType
     /// Decodes the payload strictly (at frame decoding, in the same pass as the envelope).
     let prepare: @Sendable (KeyedDecodingContainer<ClientRequestFrame.CodingKeys>) throws -> PreparedFrame
+    /// Reads the payload from an already parsed object, for payloads that are
+    /// ``FastDecodable``; nil when it cannot (``ClientRequestFrame/fast(_:handlers:)``).
+    var fast: (@Sendable ([String: JSONValue]) -> PreparedFrame?)? = nil
 
     /// A handler answered with a `result` frame holding what `answer` returns (written by
     /// ``JSONWriter`` when the answer is ``JSONWritable``).
@@ -42,8 +45,27 @@ struct FrameHandler: Sendable {
         }
     }
 
-    /// A handler that writes its answer frame itself (the `send` ack, written without `Codable`).
+    /// A handler that writes its answer frame itself, whose payload is also read without
+    /// `JSONDecoder` when it can be (the `send` frame).
+    static func written<Payload: StrictDecodable & FastDecodable & Sendable>(
+        _ type: ClientFrameType, _ answer: @escaping @Sendable (Payload, FrameRequest) async throws -> String
+    ) -> FrameHandler {
+        var handler = strict(type, answer)
+        handler.fast = { object in
+            guard let payload = Payload(fastFrom: object) else { return nil }
+            return { request in try await answer(payload, request) }
+        }
+        return handler
+    }
+
+    /// A handler that writes its answer frame itself.
     static func written<Payload: StrictDecodable & Sendable>(
+        _ type: ClientFrameType, _ answer: @escaping @Sendable (Payload, FrameRequest) async throws -> String
+    ) -> FrameHandler {
+        strict(type, answer)
+    }
+
+    private static func strict<Payload: StrictDecodable & Sendable>(
         _ type: ClientFrameType, _ answer: @escaping @Sendable (Payload, FrameRequest) async throws -> String
     ) -> FrameHandler {
         FrameHandler(type: type) { container in

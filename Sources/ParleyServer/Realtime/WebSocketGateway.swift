@@ -22,6 +22,8 @@ struct WebSocketGateway: Sendable {
     let metrics: ServerMetrics
     /// Decodes client frames, dispatching payloads through the features' handlers.
     private let frameDecoder: JSONDecoder
+    /// The features' handlers, for frames read without the decoder.
+    private let handlers: FrameHandlers
 
     init(
         hub: ConnectionHub, fanOut: any FanOut, accounts: AccountService, handlers: FrameHandlers,
@@ -34,6 +36,7 @@ struct WebSocketGateway: Sendable {
         self.clock = clock
         self.metrics = metrics
         frameDecoder = handlers.makeDecoder()
+        self.handlers = handlers
     }
 
     /// Serves the socket until it closes. A read that fails for a protocol reason (invalid
@@ -129,7 +132,10 @@ struct WebSocketGateway: Sendable {
         }
         let frame: ClientRequestFrame
         do {
-            frame = try JSONText.decodeRequest(Strict<ClientRequestFrame>.self, from: text, using: frameDecoder).value
+            try JSONSyntax.check(text)
+            frame =
+                try ClientRequestFrame.fast(text, handlers: handlers)
+                ?? frameDecoder.decode(Strict<ClientRequestFrame>.self, from: Data(text.utf8)).value
         } catch {
             reply(connection, .error, id: nil, ParleyError(decoding: error))
             return

@@ -1,0 +1,62 @@
+import Foundation
+import ParleyCore
+import Testing
+
+/// ``JSONValueParser`` and ``FastDecodable`` either read a text exactly as `JSONDecoder`
+/// does or decline (nil), so the usual decoding, with its errors, takes over.
+struct JSONValueParserTests {
+    static let texts: [String] = [
+        #"{}"#, #"[]"#, #" { "a" : [ 1 , -2 , 0 , -0 , 9223372036854775807 , -9223372036854775808 ] } "#,
+        #"{"s":"plain","e":"q\" b\\ s\/ \b\f\n\r\t","u":"\u00e9\u6c49\ud83d\ude42\u0000"}"#,
+        #"{"deep":[[[{"x":[true,false,null]}]]],"empty":"","k\"ey":{}}"#,
+        #"{"utf8":"ünïcødé 汉字 🙂👩‍👩‍👧"}"#, #""top""#, #"12"#, #"null"#,
+        // Declined: numbers that JSONDecoder reads through Decimal, and a lone surrogate.
+        #"{"n":1.5}"#, #"{"n":1e3}"#, #"{"n":1E-3}"#, #"{"n":9223372036854775808}"#, #"{"n":-1.0}"#,
+        #"{"s":"\udc00"}"#, #"{"s":"\ud83d"}"#,
+    ]
+
+    @Test func everyTextIsReadAsJSONDecoderReadsItOrDeclined() throws {
+        var declined = 0
+        for text in Self.texts {
+            try JSONSyntax.check(text)
+            let reference = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+            guard let parsed = JSONValueParser.parse(text) else {
+                declined += 1
+                continue
+            }
+            #expect(parsed == reference, "\(text)")
+        }
+        #expect(declined == 7)
+    }
+
+    @Test func sendPayloadsAreReadAsTheStrictDecoderReadsThemOrDeclined() throws {
+        let payloads: [(String, Bool)] = [
+            (#"{"conversationId":7,"clientMsgId":"c-1","kind":"text","content":{"text":"hi","t":12}}"#, true),
+            (#"{"toUserId":9,"clientMsgId":"c-2","kind":"image","content":{"fileId":"f"}}"#, true),
+            (#"{"conversationId":7,"toUserId":9,"clientMsgId":"c","kind":"text","content":{}}"#, true),
+            (#"{"clientMsgId":"c","kind":"text","content":"just a string"}"#, true),
+            // Declined: unknown, null, mistyped or missing fields, and decimal ids.
+            (#"{"conversationId":7,"clientMsgId":"c","kind":"text","content":{},"extra":1}"#, false),
+            (#"{"conversationId":null,"clientMsgId":"c","kind":"text","content":{}}"#, false),
+            (#"{"conversationId":"7","clientMsgId":"c","kind":"text","content":{}}"#, false),
+            (#"{"conversationId":7,"kind":"text","content":{}}"#, false),
+            (#"{"conversationId":7,"clientMsgId":"c","content":{}}"#, false),
+            (#"{"conversationId":7,"clientMsgId":"c","kind":"text"}"#, false),
+            (#"{"conversationId":7.5,"clientMsgId":"c","kind":"text","content":{}}"#, false),
+        ]
+        for (text, readable) in payloads {
+            let fast = JSONValueParser.parse(text).flatMap { value -> SendMessageRequest? in
+                guard case .object(let object) = value else { return nil }
+                return SendMessageRequest(fastFrom: object)
+            }
+            #expect((fast != nil) == readable, "\(text)")
+            guard let fast else { continue }
+            let strict = try JSONText.decodeRequest(Strict<SendMessageRequest>.self, from: text).value
+            #expect(fast.conversationId == strict.conversationId)
+            #expect(fast.toUserId == strict.toUserId)
+            #expect(fast.clientMsgId == strict.clientMsgId)
+            #expect(fast.kind == strict.kind)
+            #expect(fast.content == strict.content)
+        }
+    }
+}
