@@ -23,7 +23,10 @@ extension SQLiteStore {
                 db, for: userId, where: "c.version > ? OR m.version > ?", orderBy: "change_version",
                 limit: paging.fetchLimit, arguments: [paging.since.version, paging.since.version]
             ) {
-                (summary: try ConversationSummary(row: $0, viewer: userId), changeVersion: $0["change_version"] as Int64)
+                (
+                    summary: try ConversationSummary(row: $0, viewer: userId),
+                    changeVersion: $0["change_version"] as Int64
+                )
             }
             return try paging.batch(eventBodies: eventBodies, changed: changed, currentVersion: currentVersion)
         }
