@@ -28,10 +28,29 @@ public struct UserEventTemplate: Sendable {
         self.body = body
         self.at = at
         self.encode = encode
-        let text = try encode(UserEvent(seq: Self.placeholder, at: at, body))
-        let pieces = text.split(
-            separator: String(Self.placeholder), maxSplits: 2, omittingEmptySubsequences: false)
-        parts = pieces.count == 2 ? Parts(before: String(pieces[0]), after: String(pieces[1])) : nil
+        let text = Array(try encode(UserEvent(seq: Self.placeholder, at: at, body)).utf8)
+        let marker = Array(String(Self.placeholder).utf8)
+        let found = Self.occurrences(of: marker, in: text)
+        parts =
+            found.count == 1
+            ? Parts(
+                before: String(decoding: text[..<found[0]], as: UTF8.self),
+                after: String(decoding: text[(found[0] + marker.count)...], as: UTF8.self)) : nil
+    }
+
+    /// Where `marker` starts in `text`, stopping at the second occurrence.
+    private static func occurrences(of marker: [UInt8], in text: [UInt8]) -> [Int] {
+        var found: [Int] = []
+        var start = 0
+        while found.count < 2, start + marker.count <= text.count {
+            if text[start] == marker[0], text[start..<start + marker.count].elementsEqual(marker) {
+                found.append(start)
+                start += marker.count
+            } else {
+                start += 1
+            }
+        }
+        return found
     }
 
     /// The text for the event with `seq`.
