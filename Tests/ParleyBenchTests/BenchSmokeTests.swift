@@ -26,6 +26,33 @@ import Testing
         await server.stop()
     }
 
+    /// The shapes of issue 18: random partners open a conversation with nearly every message
+    /// (each still delivered once, in order); a login fetches a first page holding the user's
+    /// conversations; a group grows with its members offline.
+    @Test func randomPartnersLoginsWithConversationsAndOfflineGrowthRun() async throws {
+        let server = try await InProcessServer.start()
+        var options = Self.tinyOptions(server)
+        options.users = 6
+        options.randomPartners = true
+        let direct = try #require(try await BenchScenario.direct.run(options).first)
+        #expect(direct.exactlyOnceInOrder && direct.deliveries == direct.sent && direct.sent == 50)
+        #expect(direct.parameters["partners"] == "random")
+
+        options.users = 2
+        options.conversationsPerUser = 3
+        options.messages = 8
+        let login = try #require(try await BenchScenario.login.run(options).first)
+        #expect(login.sent == 8)
+        #expect(login.figures["conversations in the first page"] == 3, "\(login.figures)")
+
+        options.membersOnline = false
+        options.groupSize = 5
+        let grow = try #require(try await BenchScenario.grow.run(options).first)
+        #expect(grow.deliveries == 5 && grow.lost == 0, "every member added is in the group")
+        #expect(grow.parameters["members online"] == "none")
+        await server.stop()
+    }
+
     /// The search scenario stores what it sends, then answers each kind of query.
     @Test func searchStoresEveryMessageAndReportsEachKindOfQuery() async throws {
         let server = try await InProcessServer.start()
