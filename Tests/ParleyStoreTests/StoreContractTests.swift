@@ -463,6 +463,34 @@ import Testing
         try await store.close()
     }
 
+    /// An announcement's event is encoded once and copied per member with the member's seq
+    /// (`UserEventTemplate`); a name holding the placeholder's digits takes the path that
+    /// encodes each copy whole, and both paths store the same events.
+    @Test(arguments: StoreBackend.available)
+    func announcementsReachEveryMemberWithTheirOwnSeqWhateverTheGroupIsCalled(_ backend: StoreBackend)
+        async throws
+    {
+        let store = try await backend.make()
+        let users = try await makeUsers(store, "alice", "bob", "carol")
+        let group = try await store.createGroup(
+            name: "g", ownerId: users[0], memberIds: [users[1], users[2]], at: Self.now
+        ).id
+        var cursors: [SyncCursor] = []
+        for user in users { cursors.append(try await store.sync(userId: user, since: nil, limit: 100).cursor) }
+        for (index, name) in ["plain", "\(Int64.min)", "\(Int64.min) and \(Int64.min)"].enumerated() {
+            _ = try await store.changeGroup(group, .updateProfile(.init(name: name)), by: users[0], at: Self.now + 1)
+            for (user, cursor) in zip(users, cursors) {
+                let events = try await store.sync(userId: user, since: cursor, limit: 100).events
+                #expect(events.count == index + 1)
+                #expect(zip(events, events.dropFirst()).allSatisfy { $1.seq == $0.seq + 1 }, "dense")
+                let expected = ConversationUpdated(
+                    conversationId: group, group: GroupProfile(name: name, ownerId: users[0]), updatedBy: users[0])
+                #expect(events.last?.body == expected.body, "\(name)")
+            }
+        }
+        try await store.close()
+    }
+
     @Test(arguments: StoreBackend.available)
     func renamingAGroupTellsEveryMemberOnceAndOnlyManagersRenameOnlyGroups(_ backend: StoreBackend) async throws {
         let store = try await backend.make()
