@@ -180,8 +180,7 @@ extension PostgresStore {
     {
         var pairs: [[Int64]] = []
         for announcement in announcements {
-            var seen = Set<UserID>()
-            let users = announcement.users.filter { seen.insert($0).inserted }
+            let users = announcement.users
             let template = try UserEventTemplate(announcement.body, at: now)
             guard let parts = template.parts else {
                 for user in users {

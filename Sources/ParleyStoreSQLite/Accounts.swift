@@ -184,18 +184,16 @@ extension SQLiteStore {
         publishAfterCommit(db, .events(events))
     }
 
-    /// Appends one event to each of `users`' streams (each user once).
+    /// Appends one event to each of `users`' streams (an ``Announcement``'s users, each once).
     private func append(_ db: Database, _ template: UserEventTemplate, to users: [UserID]) throws
         -> [(UserID, UserEvent)]
     {
-        var seen = Set<UserID>()
-        let distinct = users.filter { seen.insert($0).inserted }
         let advance = try db.cachedStatement(
             sql: """
                 UPDATE users SET event_seq = event_seq + 1 WHERE id IN (SELECT value FROM json_each(?))
                 RETURNING id, event_seq
                 """)
-        let ids = "[" + distinct.map { String($0.rawValue) }.joined(separator: ",") + "]"
+        let ids = "[" + users.map { String($0.rawValue) }.joined(separator: ",") + "]"
         var seqs: [Int64: Int64] = [:]
         for row in try Row.fetchAll(advance, arguments: [ids]) {
             let id: Int64 = row[0]
@@ -205,7 +203,7 @@ extension SQLiteStore {
             sql: "INSERT INTO user_events (user_id, seq, body, message_id) VALUES (?, ?, ?, ?)")
         let messageId = template.body.updatedMessageId?.rawValue
         var appended: [(UserID, UserEvent)] = []
-        for user in distinct {
+        for user in users {
             guard let seq = seqs[user.rawValue] else {
                 throw ParleyError(.userNotFound, "User \(user) does not exist.")
             }

@@ -67,6 +67,41 @@ import Testing
         }
     }
 
+    /// A plainly valid send is read without `JSONDecoder`; one the fast reader declines (an
+    /// unknown field in the payload or the envelope, a decimal number) goes the usual way and
+    /// gets the same answer or error as before.
+    @Test func sendFramesGetTheSameAnswersAndErrorsWhicheverReaderReadsThem() async throws {
+        try await withServer { api in
+            let alice = try await api.signUp("alice")
+            let bob = try await api.signUp("bob")
+            let socket = try await LiveSocket.connect(api.webSocketURL)
+            _ = try await socket.request(.auth, AuthPayload(token: alice.token))
+            let to = #""toUserId":\#(bob.id.rawValue),"kind":"text""#
+            socket.sendRaw(
+                #"{"type":"send","id":"f","payload":{\#(to),"clientMsgId":"f","content":{"text":"\ud83d\ude42 \u00e9"}}}"#
+            )
+            let fast = try await socket.waitFor { $0.id == "f" }
+            #expect(try fast.payload(SendMessageResponse.self).message.content == ["text": "🙂 é"])
+            socket.sendRaw(
+                #"{"type":"send","id":"d","payload":{\#(to),"clientMsgId":"d","content":{"text":"x","n":1.50}}}"#)
+            let decimal = try await socket.waitFor { $0.id == "d" }
+            #expect(
+                try decimal.payload(SendMessageResponse.self).message.content.objectValue?["n"]
+                    == JSONValue.number(JSONNumber(Decimal(string: "1.5")!)))
+            socket.sendRaw(#"{"type":"send","id":"u","payload":{\#(to),"clientMsgId":"u","content":{},"extra":1}}"#)
+            let unknownField = try await socket.waitFor { $0.id == "u" }
+            #expect(try unknownField.payload(ParleyError.self).code == .unknownField)
+            socket.sendRaw(#"{"type":"send","id":"e","payload":{\#(to),"clientMsgId":"e","content":{}},"extra":1}"#)
+            let envelope = try await socket.waitFor { $0.type == "error" && $0.id == nil }
+            #expect(try envelope.payload(ParleyError.self).code == .unknownField)
+            let conversation = try fast.payload(SendMessageResponse.self).message.conversationId
+            let history: HistoryPage = try await api.call(
+                .get, "/v1/conversations/\(conversation.rawValue)/messages?after=0", token: alice.token)
+            #expect(history.messages.map(\.clientMsgId) == ["f", "d"], "the refused frames stored nothing")
+            await socket.close()
+        }
+    }
+
     @Test func tokenInTheUpgradeURLAuthenticatesWithoutAnAuthFrame() async throws {
         try await withServer { api in
             let alice = try await api.signUp("alice")

@@ -80,13 +80,15 @@ public enum ConversationRules {
     }
 }
 
-/// One event body to append to several users' streams.
+/// One event body to append to several users' streams, each user's once.
 public struct Announcement: Sendable {
-    public var users: [UserID]
-    public var body: UserEventBody
+    /// Each user once, in the order first given.
+    public let users: [UserID]
+    public let body: UserEventBody
 
     public init(to users: [UserID], _ body: UserEventBody) {
-        self.users = users
+        var seen = Set<UserID>()
+        self.users = users.filter { seen.insert($0).inserted }
         self.body = body
     }
 }
