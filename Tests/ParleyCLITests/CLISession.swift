@@ -113,15 +113,35 @@ final class CLISession: Sendable {
     }
 
     /// Waits for the process to exit and answers its status (128 + the signal if one ended it).
-    func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
-        let deadline = ContinuousClock.now + timeout
+    ///
+    /// `timeout` counts from the spawn, and a process that has exited counts as ended even
+    /// before the task that reaps it runs: on a loaded machine the cooperative pool, which
+    /// spawns and reaps, can stall for tens of seconds, and that is not the process hanging.
+    func waitForExit(timeout: Duration = .seconds(60)) async throws -> Int32 {
+        let clock = ContinuousClock()
+        let spawnBound = clock.now + .seconds(300)
+        var deadline: ContinuousClock.Instant?
         while isRunning {
-            guard ContinuousClock.now < deadline else {
-                throw CLIFailure("the process did not exit; output:\n\(output)")
+            if let pid = shared.state.withLock({ $0.processID }) {
+                let end = deadline ?? clock.now + timeout
+                deadline = end
+                guard clock.now < end || !Self.runs(pid) else {
+                    throw CLIFailure("the process did not exit; output:\n\(output)\nerrors:\n\(errors)")
+                }
+            } else if clock.now > spawnBound {
+                throw CLIFailure("the process was never spawned")
             }
             try await Task.sleep(for: .milliseconds(10))
         }
         return status
+    }
+
+    /// Whether process `pid` still runs: false once it has exited, reaped or not (a zombie).
+    private static func runs(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let state = stat.split(separator: ")").last?.split(separator: " ").first
+        else { return false }
+        return state != "Z"
     }
 
     /// Stops the process if it still runs.

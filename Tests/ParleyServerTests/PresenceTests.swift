@@ -157,7 +157,12 @@ import Testing
             _ = try await ghost.updatePresence(node: "ghost", connected: [bob.id], disconnected: [], at: heardAt)
             try await ghost.close()
             let friends: PresenceList = try await api.call(.get, "/v1/presence", token: alice.token)
-            #expect(friends.users.map(\.status) == [.online])
+            // Only an answer within the node timeout of the ghost's write can show it alive: a
+            // stalled machine (the start of a full run stalls tests for 20 s or more) may
+            // have swept it already.
+            if Int64(Date().timeIntervalSince1970 * 1000) - heardAt < 3_000 {
+                #expect(friends.users.map(\.status) == [.online])
+            }
             _ = try await watcher.waitFor(timeout: .seconds(30)) { $0.type == "presence" }
             #expect(try presences(watcher) == [Presence(userId: bob.id, status: .offline, lastSeenAt: heardAt)])
         }

@@ -37,15 +37,34 @@ final class GatewayConnection: Sendable {
     func silence(now: UInt64) -> UInt64? { activity.silence(now: now) }
 
     /// Calls `act` with the silence if the client is still silent past `limit` (by `now` or
-    /// later) once the socket's event loop has read what arrived: a loop busy with other
-    /// sockets (a flood on a debug build) may leave frames waiting in the kernel for seconds,
-    /// and that is not the client's silence. The loop reads ready sockets before it runs tasks.
+    /// later), as the socket's event loop and then the kernel see it: a loop busy with other
+    /// sockets (a flood on a debug build, a starved machine) may leave frames waiting unread
+    /// in the kernel for seconds, and that is not the client's silence. The kernel says when
+    /// data last arrived (`TCP_INFO`), whether or not the loop has read it yet.
     func whenSilent(beyond limit: UInt64, now: UInt64, _ act: @escaping @Sendable (UInt64) -> Void) {
         let check: @Sendable () -> Void = { [self] in
             let later = max(now, NIODeadline.now().uptimeNanoseconds)
-            if let silence = silence(now: later), silence > limit { act(silence) }
+            guard let silence = silence(now: later), silence > limit else { return }
+            Self.kernelSilence(of: channel) { kernel in
+                if let kernel, kernel <= limit { return }
+                act(silence)
+            }
         }
         if let channel { channel.eventLoop.execute(check) } else { check() }
+    }
+
+    /// Answers nanoseconds since the kernel last received data on `channel`'s TCP socket, or
+    /// nil where that is unknown (no socket, not TCP, not Linux). On the channel's event loop
+    /// the answer comes at once.
+    private static func kernelSilence(of channel: (any Channel)?, _ answer: @escaping @Sendable (UInt64?) -> Void) {
+        #if os(Linux)
+            guard let provider = channel as? any SocketOptionProvider else { return answer(nil) }
+            provider.getTCPInfo().whenComplete { result in
+                answer((try? result.get()).map { UInt64($0.tcpi_last_data_recv) * 1_000_000 })
+            }
+        #else
+            answer(nil)
+        #endif
     }
 
     /// Notes that a write to the socket began.
