@@ -17,12 +17,28 @@ struct BenchAccount: Sendable {
 struct BenchClient: Sendable {
     let api: APIClient
     let runID: String
+    /// The nodes' WebSocket URLs; sockets open on each in turn.
+    private let webSocketURLs: [String]
+    private let opened = Counter()
+
+    /// How many sockets were opened (shared by the copies of a client).
+    private final class Counter: Sendable {
+        let value = Atomic<Int>(0)
+    }
 
     /// `runID` prefixes the user names: from `seed` when given, so that a run can be repeated
     /// with the same names on a fresh server; otherwise random, so reruns never meet old users.
-    init(server: String, seed: UInt64?) {
-        api = APIClient(baseURL: server, http: AsyncHTTPTransport(timeout: .seconds(60)))
+    /// Accounts and conversations are made through the first of `servers`.
+    init(servers: [String], seed: UInt64?) {
+        let transport = AsyncHTTPTransport(timeout: .seconds(60))
+        api = APIClient(baseURL: servers[0], http: transport)
+        webSocketURLs = servers.map { APIClient(baseURL: $0, http: transport).webSocketURL }
         runID = "b\(seed ?? UInt64.random(in: 0..<100_000_000))"
+    }
+
+    /// Where the next socket opens: each node in turn.
+    func nextWebSocketURL() -> String {
+        webSocketURLs[opened.value.wrappingAdd(1, ordering: .relaxed).oldValue % webSocketURLs.count]
     }
 
     /// Registers and logs in `count` users, eight at a time (bcrypt makes each take a while).
@@ -95,7 +111,7 @@ final class BenchSocket: Sendable {
         _ client: BenchClient, token: String, clock: BenchClock,
         onMessage: @escaping @Sendable (Message, Duration) -> Void = { _, _ in }
     ) async throws -> BenchSocket {
-        let socket = try await NIOWebSocketTransport().open(url: client.api.webSocketURL)
+        let socket = try await NIOWebSocketTransport().open(url: client.nextWebSocketURL())
         let bench = BenchSocket(socket: socket, client: client, token: token)
         let ready = AsyncStream<Bool>.makeStream()
         let task = Task {

@@ -4,7 +4,9 @@ import ParleyKit
 
 /// What `parley bench` can be told.
 public struct BenchOptions: Sendable {
-    public var server = "http://127.0.0.1:8080"
+    /// The nodes' URLs: accounts and conversations are made through the first; sockets go
+    /// to each in turn.
+    public var servers = ["http://127.0.0.1:8080"]
     public var users = 10
     public var rate = 1000.0
     public var duration = 10.0
@@ -20,7 +22,8 @@ public struct BenchOptions: Sendable {
     public var drainTimeout: Duration = .seconds(10)
     /// Fixes the user names (a fresh server is then needed per run); random when nil.
     public var seed: UInt64?
-    public var serverPID: Int32?
+    /// The nodes' processes, whose CPU time and memory are added up.
+    public var serverPIDs: [Int32] = []
     /// search: a shell command run after seeding and before the queries, such as
     /// `scripts/copy-messages.sh`, which multiplies the stored messages in the database.
     public var beforeQueries: String?
@@ -46,8 +49,8 @@ public enum BenchScenario: String, CaseIterable, Sendable {
     case idle, direct, ramp, group, grow, catchup, login, search, upload
 
     public func run(_ options: BenchOptions) async throws -> [BenchReport] {
-        let client = BenchClient(server: options.server, seed: options.seed)
-        let server = options.serverPID.map(ServerProcess.init)
+        let client = BenchClient(servers: options.servers, seed: options.seed)
+        let server = options.serverPIDs.isEmpty ? nil : ServerProcess(pids: options.serverPIDs)
         switch self {
         case .direct: return [try await Self.direct(options, client, server)]
         case .ramp: return try await Self.ramp(options, client, server)

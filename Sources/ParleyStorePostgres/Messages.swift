@@ -3,8 +3,12 @@ import ParleyStore
 import PostgresNIO
 
 extension PostgresStore {
+    /// A send into an existing conversation shares the write lock with other such sends
+    /// (they meet only on the conversation's row); one that may open a direct conversation
+    /// takes it alone.
     public func appendMessage(_ new: NewMessage) async throws -> AppendResult {
-        try await write { connection, notes in
+        let opensConversation = if case .directWith = new.target { true } else { false }
+        return try await write(shared: !opensConversation) { connection, notes in
             if let row = try await connection.rows(
                 "SELECT * FROM messages WHERE sender_id = $1 AND client_msg_id = $2",
                 [.int(new.senderId.rawValue), .text(new.clientMsgId)], logger: self.logger
@@ -42,8 +46,8 @@ extension PostgresStore {
             if let key = try sender.optionalText("direct_key"), let peer = DirectKey.peer(in: key, of: new.senderId) {
                 try await self.checkCanMessage(connection, from: new.senderId, to: peer)
             }
-            // Under the write lock the version read is current, so a list read now is the
-            // members at it.
+            // Under the write lock, shared or not, no membership changes: a list read now is
+            // the members at this version.
             let version = try sender.int("members_version")
             var recipients = self.memberCache.members(of: conversationId, at: version) ?? []
             if recipients.isEmpty {
@@ -95,17 +99,20 @@ extension PostgresStore {
         _ connection: PostgresConnection, _ notes: Notifications, _ new: NewMessage,
         into conversationId: ConversationID, alsoTo extraRecipients: [UserID] = [], quote: MessageQuote? = nil
     ) async throws -> Message {
-        let version = try await nextVersion(connection)
+        // The version is drawn as the row is updated, so after any send that held the row before.
         guard
             let position = try await connection.rows(
                 """
-                UPDATE conversations SET max_seq = max_seq + 1, version = $1, last_activity_at = $2 WHERE id = $3
-                RETURNING max_seq, members_version
+                UPDATE conversations SET max_seq = max_seq + 1, version = nextval('change_versions'),
+                    last_activity_at = $1
+                WHERE id = $2
+                RETURNING max_seq, members_version, version
                 """,
-                [.int(version), .int(new.sentAt), .int(conversationId.rawValue)], logger: logger
+                [.int(new.sentAt), .int(conversationId.rawValue)], logger: logger
             ).first
         else { throw ParleyError(.conversationNotFound, "Conversation \(conversationId) does not exist.") }
         let seq = try position.int("max_seq")
+        let version = try position.int("version")
         // The search index's row goes in with the message, in the same round trip.
         let id = try await connection.scalar(
             Int64.self,

@@ -9,6 +9,12 @@ enum PostgresSchema {
     /// test runs) do not serialise each other.
     static func writeLock(schema: String?) -> Int64 { lock(schema ?? "public") }
 
+    /// The first key of the gate locks of one schema: each versioned write holds
+    /// `(gate, its backend's pid)` until it ends, so a sync can wait for the writes running
+    /// when it read the version sequence (``PostgresStore/settledVersion()``). Positive, as
+    /// `pg_locks` shows it.
+    static func gateLock(schema: String?) -> Int64 { lock("write gate of " + (schema ?? "public")) & 0x3fff_ffff }
+
     /// The lock presence writes take: they are serialised among themselves, not with the
     /// versioned writes (messages) that take the write lock.
     static func presenceLock(schema: String?) -> Int64 { lock("presence of " + (schema ?? "public")) }
@@ -382,6 +388,20 @@ enum PostgresSchema {
                     key TEXT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL, updated_at BIGINT NOT NULL,
                     burst DOUBLE PRECISION NOT NULL, refill DOUBLE PRECISION NOT NULL)
                 """,
+            ]
+        ),
+        (
+            version: 17,
+            sql: [
+                // Change versions come from a sequence, which concurrent writes draw from
+                // without waiting for each other (a counter row was a lock every write held
+                // to its commit); it continues where the counter stopped.
+                "CREATE SEQUENCE change_versions",
+                """
+                SELECT setval('change_versions', GREATEST(value, 1), value > 0) FROM counters
+                WHERE name = 'change_version'
+                """,
+                "DROP TABLE counters",
             ]
         ),
     ]

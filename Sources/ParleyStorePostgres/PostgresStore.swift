@@ -7,19 +7,26 @@ import Synchronization
 
 /// The scale-out backend: several stateless server nodes on one PostgreSQL.
 ///
-/// Writes that move a seq or a change version take one transaction-scoped advisory lock, so
-/// they commit in version order as SQLite's single writer does: seqs stay dense and cursors
-/// exact whichever node writes, and no two writes can deadlock. Each write transaction
-/// sends a NOTIFY (ids only, well under the 8,000-byte limit) that PostgreSQL delivers at
-/// commit, in commit order, to every node's ``PostgresFanOut``, which fetches what the ids
-/// name (``changes(for:)``).
+/// Writes that move a seq or a change version hold a transaction-scoped advisory write lock:
+/// sends into existing conversations share it and run side by side, serialised only per
+/// conversation by its row (seqs stay dense and commit in seq order); every other versioned
+/// write (group and contact changes, read marks, conversations opened) takes it alone, so
+/// those keep the one-writer world SQLite has. Change versions come from a sequence, drawn
+/// under the rows they stamp, so a row's version only grows; a sync reads only up to a
+/// version every write at or below has settled at (``settledVersion()``), so cursors stay
+/// exact whichever node writes. Each write transaction sends a NOTIFY (ids only, well under
+/// the 8,000-byte limit) that PostgreSQL delivers at commit, in commit order, to every
+/// node's ``PostgresFanOut``, which fetches what the ids name (``changes(for:)``).
 public final class PostgresStore: ParleyStore {
     let client: PostgresClient
     let logger: Logger
     /// The NOTIFY channel; per schema, so isolated test schemas do not hear each other.
     let channel: String
-    /// The advisory lock every versioned write takes.
+    /// The advisory lock every versioned write takes, shared by sends into existing
+    /// conversations and alone by the others.
     let writeLock: Int64
+    /// The first key of the gate lock each versioned write holds with its backend's pid.
+    let gateLock: Int64
     /// The advisory lock presence writes take.
     let presenceLock: Int64
     /// Identifies this node in notifications, so only it skips the sending socket.
@@ -40,6 +47,7 @@ public final class PostgresStore: ParleyStore {
         self.logger = logger
         self.channel = "parley_changes_\(schema ?? "public")"
         self.writeLock = PostgresSchema.writeLock(schema: schema)
+        self.gateLock = PostgresSchema.gateLock(schema: schema)
         self.presenceLock = PostgresSchema.presenceLock(schema: schema)
     }
 
@@ -129,18 +137,43 @@ public final class PostgresStore: ParleyStore {
 
     // MARK: Transactions
 
-    /// Runs a versioned write: serialised by the advisory lock, its notifications sent in the
-    /// same transaction (delivered at commit).
-    func write<T: Sendable>(_ body: @Sendable (PostgresConnection, Notifications) async throws -> T) async throws -> T {
-        try await locked(writeLock) { connection in
-            let notifications = Notifications()
-            let value = try await body(connection, notifications)
-            for payload in notifications.payloads {
-                try await connection.rows(
-                    "SELECT pg_notify($1, $2)", [.text(self.channel), .text(payload)], logger: self.logger)
+    /// Runs a versioned write, its notifications sent in the same transaction (delivered at
+    /// commit). It holds its gate lock, then the write lock: alone unless `shared`.
+    ///
+    /// A shared write runs beside other shared writes, so it must lock every row it changes
+    /// before drawing a version for it. Two of them may still collide on a unique key (the
+    /// same send retried on two nodes at once) or deadlock; the loser is run again, and
+    /// then finds what the winner committed.
+    func write<T: Sendable>(
+        shared: Bool = false, _ body: @Sendable (PostgresConnection, Notifications) async throws -> T
+    ) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await transaction { connection in
+                    try await connection.rows(
+                        """
+                        SELECT pg_advisory_xact_lock($1::int, pg_backend_pid()),
+                            pg_advisory_xact_lock\(shared ? "_shared" : "")($2)
+                        """,
+                        [.int(self.gateLock), .int(self.writeLock)], logger: self.logger)
+                    let notifications = Notifications()
+                    let value = try await body(connection, notifications)
+                    for payload in notifications.payloads {
+                        try await connection.rows(
+                            "SELECT pg_notify($1, $2)", [.text(self.channel), .text(payload)], logger: self.logger)
+                    }
+                    return value
+                }
+            } catch let error as PSQLError where shared && attempt < 3 && Self.isCollision(error) {
+                attempt += 1
             }
-            return value
         }
+    }
+
+    /// Whether `error` is a unique violation or a deadlock: what concurrent writes may meet.
+    private static func isCollision(_ error: PSQLError) -> Bool {
+        ["23505", "40P01"].contains(error.serverInfo?[.sqlState])
     }
 
     /// Runs `body` in a transaction holding advisory lock `lock`.
@@ -212,11 +245,33 @@ public final class PostgresStore: ParleyStore {
         return error
     }
 
-    /// Allocates the next change version (under the write lock, so versions commit in order).
+    /// Draws the next change version. Draw it after locking what it stamps (or holding the
+    /// write lock alone), so that a row's version only grows.
     func nextVersion(_ connection: PostgresConnection) async throws -> Int64 {
-        try await connection.scalar(
-            Int64.self, "UPDATE counters SET value = value + 1 WHERE name = 'change_version' RETURNING value",
-            logger: logger)!
+        try await connection.scalar(Int64.self, "SELECT nextval('change_versions')", logger: logger)!
+    }
+
+    /// The newest change version that is settled: every write that drew it or an older one
+    /// has ended (committed or rolled back), so a snapshot taken afterwards holds every
+    /// change at or below it. It is the sequence's last value, read before waiting on the
+    /// gate lock of each write running then; a write starting later draws a later version.
+    func settledVersion() async throws -> Int64 {
+        try await plain { connection in
+            let last = try await connection.scalar(
+                Int64.self, "SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM change_versions",
+                logger: self.logger)!
+            // One gate at a time, taken and let go: the running write ends, nothing is held.
+            try await connection.rows(
+                """
+                SELECT pg_advisory_lock_shared(classid::int, objid::int), pg_advisory_unlock_shared(classid::int, objid::int)
+                FROM pg_locks
+                WHERE locktype = 'advisory' AND objsubid = 2 AND classid::bigint = $1 AND granted
+                    AND pid <> pg_backend_pid()
+                    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                """,
+                [.int(self.gateLock)], logger: self.logger)
+            return last
+        }
     }
 }
 

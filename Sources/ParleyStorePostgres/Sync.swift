@@ -3,25 +3,26 @@ import ParleyStore
 import PostgresNIO
 
 extension PostgresStore {
-    /// Reads one REPEATABLE READ snapshot for ``SyncPaging``. Versioned writes commit in
-    /// version order (the write lock), so the counter read in the snapshot covers exactly the
-    /// changes visible in it.
+    /// Reads one REPEATABLE READ snapshot for ``SyncPaging``, taken once the version the
+    /// cursor moves to has settled: the snapshot holds every change at or below it. Changes
+    /// above it that committed meanwhile come too (a send acknowledged before the sync
+    /// shows), and again in the next sync, which starts from the settled version.
     public func sync(userId: UserID, since cursor: SyncCursor?, limit: Int) async throws -> SyncBatch {
-        try await read { connection in
+        let currentVersion = try await settledVersion()
+        return try await read { connection in
             guard
                 let userEventSeq = try await connection.scalar(
                     Int64.self, "SELECT event_seq FROM users WHERE id = $1", [.int(userId.rawValue)],
                     logger: self.logger)
             else { throw ParleyError(.userNotFound, "No such user.") }
-            let currentVersion = try await connection.scalar(
-                Int64.self, "SELECT value FROM counters WHERE name = 'change_version'", logger: self.logger)!
             let paging = SyncPaging(cursor: cursor, userEventSeq: userEventSeq, limit: limit)
             let eventBodies = try await connection.rows(
                 "SELECT body FROM user_events WHERE user_id = $1 AND seq > $2 ORDER BY seq LIMIT \(paging.fetchLimit)",
                 [.int(userId.rawValue), .int(paging.since.eventSeq)], logger: self.logger
             ).map { try $0.text("body") }
             let changed = try await self.summaryRows(
-                connection, for: userId, where: "c.version > $2 OR m.version > $2", orderBy: "change_version",
+                connection, for: userId,
+                where: "c.version > $2 OR m.version > $2", orderBy: "change_version",
                 limit: Int64(paging.fetchLimit), [.int(paging.since.version)]
             ).map {
                 (summary: try ConversationSummary(row: $0, viewer: userId), changeVersion: try $0.int("change_version"))

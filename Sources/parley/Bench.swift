@@ -11,7 +11,11 @@ struct Bench: AsyncParsableCommand {
     )
 
     @Argument(help: "idle | direct | ramp | group | grow | catchup | login | search | upload") var scenario: String
-    @Option(help: "Server URL.") var server = "http://127.0.0.1:8080"
+    @Option(
+        help:
+            "Server URL; give it once per node of a PostgreSQL cluster: accounts are made through the first, and sockets are spread over all."
+    )
+    var server: [String] = ["http://127.0.0.1:8080"]
     @Option(
         help:
             "Users (direct/ramp: online, in pairs = users / 2 unless partners are random; idle: accounts the connections share; login: accounts the logins cycle through)."
@@ -36,7 +40,8 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "ramp: the p99 bound in milliseconds.") var p99 = 50.0
     @Option(help: "ramp: the most steps.") var rampSteps = 12
     @Option(help: "Seed for the user names, to repeat a run on a fresh server (default: random).") var seed: UInt64?
-    @Option(help: "PID of the server, to read its CPU time and memory from /proc.") var serverPid: Int32?
+    @Option(help: "PID of the server, to read its CPU time and memory from /proc; once per node, to add them up.")
+    var serverPid: [Int32] = []
     @Option(help: "search: a shell command to run between seeding and the queries (e.g. scripts/copy-messages.sh).")
     var beforeQueries: String?
     @Option(help: "upload: file sizes in MiB, comma-separated (20 files of each size below 100, 3 of larger).")
@@ -51,7 +56,7 @@ struct Bench: AsyncParsableCommand {
             )
         }
         var options = BenchOptions()
-        options.server = server
+        options.servers = server
         options.users = users
         options.rate = rate
         options.duration = duration
@@ -73,7 +78,7 @@ struct Bench: AsyncParsableCommand {
         options.conversationsPerUser = max(0, conversations)
         guard (1...500).contains(syncPage) else { throw ValidationError("--sync-page takes 1 to 500.") }
         options.syncPage = syncPage
-        options.serverPID = serverPid
+        options.serverPIDs = serverPid
         options.beforeQueries = beforeQueries
         options.fileSizesMiB = try fileMib.split(separator: ",").map {
             guard let size = Int($0.trimmingCharacters(in: .whitespaces)), (1...4_096).contains(size) else {

@@ -40,13 +40,22 @@ struct BenchReportTests {
     }
 
     @Test func aSeedFixesTheUserNamesAndNoSeedVariesThem() {
-        #expect(BenchClient(server: "http://x", seed: 42).runID == BenchClient(server: "http://x", seed: 42).runID)
-        #expect(BenchClient(server: "http://x", seed: 42).runID != BenchClient(server: "http://x", seed: 43).runID)
-        #expect(BenchClient(server: "http://x", seed: nil).runID != BenchClient(server: "http://x", seed: nil).runID)
+        func runID(_ seed: UInt64?) -> String { BenchClient(servers: ["http://x"], seed: seed).runID }
+        #expect(runID(42) == runID(42))
+        #expect(runID(42) != runID(43))
+        #expect(runID(nil) != runID(nil))
+    }
+
+    /// Sockets spread over every node given, in turn, whichever copy of the client opens them.
+    @Test func socketsGoToEachNodeInTurn() {
+        let client = BenchClient(servers: ["http://a:1", "http://b:2"], seed: 1)
+        let copy = client
+        let urls = [client.nextWebSocketURL(), copy.nextWebSocketURL(), client.nextWebSocketURL()]
+        #expect(urls == ["ws://a:1/v1/ws", "ws://b:2/v1/ws", "ws://a:1/v1/ws"])
     }
 
     @Test func procOfThisProcessGivesCPUTimeAndResidentMemory() throws {
-        let process = ServerProcess(pid: getpid())
+        let process = ServerProcess(pids: [getpid()])
         #expect(try #require(process.residentKiB) > 1024)
         #expect(try #require(process.cpuSeconds) >= 0)
     }

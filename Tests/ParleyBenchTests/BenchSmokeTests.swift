@@ -122,7 +122,7 @@ import Testing
 
     private static func tinyOptions(_ server: InProcessServer) -> BenchOptions {
         var options = BenchOptions()
-        options.server = server.url
+        options.servers = [server.url]
         options.users = 4
         options.rate = 100
         options.duration = 0.5

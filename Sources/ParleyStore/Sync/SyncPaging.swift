@@ -21,7 +21,9 @@ public struct SyncPaging: Sendable {
     /// The page. `eventBodies` are the stored events after `since` in seq order; `changed`
     /// the conversations above `since.version` with their change version, in that order.
     /// The next cursor is the last event returned and either the last version returned
-    /// (more conversations to come) or the counter as the snapshot saw it.
+    /// (more conversations to come) or `currentVersion`: the newest version whose changes
+    /// are all in the snapshot. A backend whose snapshot may also hold newer ones
+    /// (PostgreSQL's concurrent writes) keeps the cursor at it all the same.
     public func batch(
         eventBodies: [String], changed: [(summary: ConversationSummary, changeVersion: Int64)], currentVersion: Int64
     ) throws -> SyncBatch {
@@ -30,7 +32,7 @@ public struct SyncPaging: Sendable {
         let moreConversations = changed.count > limit
         let next = SyncCursor(
             eventSeq: events.last?.seq ?? since.eventSeq,
-            version: moreConversations ? page.last!.changeVersion : currentVersion)
+            version: moreConversations ? min(page.last!.changeVersion, currentVersion) : currentVersion)
         return SyncBatch(
             conversations: page.map(\.summary), events: events, cursor: next,
             hasMore: eventBodies.count > limit || moreConversations)
