@@ -45,7 +45,7 @@ struct PostgresConcurrencyTests {
         }
     }
 
-    /// Waits until `count` sessions wait behind `depth` links of locks starting at `pid`.
+    /// Waits until a session waits behind `depth` links of locks starting at `pid`.
     func waitForBlocked(_ store: PostgresStore, behind pid: Int64, depth: Int) async throws {
         let chain =
             depth == 1
@@ -148,6 +148,33 @@ struct PostgresConcurrencyTests {
         let after = try await store.sync(userId: users[0], since: seen.cursor, limit: 50)
         for summary in after.conversations { lastMessages[summary.id] = summary.lastMessage?.seq ?? 0 }
         #expect(lastMessages == [first: late, second: early], "both sends reached the syncing user")
+        try await store.close()
+    }
+
+    /// The same send on two nodes at once: both find no earlier copy and queue on the
+    /// conversation's row; the second to insert collides on its client id, runs again and
+    /// answers as a duplicate of the first. Nothing is stored twice and the seqs stay dense.
+    @Test func theSameSendTwiceAtOnceIsStoredOnceAndAnsweredAsADuplicate() async throws {
+        let store = try await StoreBackend.postgres.make() as! PostgresStore
+        let users = try await contract.makeUsers(store, "alice", "bob")
+        let group = try await store.createGroup(name: "g", ownerId: users[0], memberIds: users, at: 1).id
+        let before = try await store.sync(userId: users[0], since: nil, limit: 10).conversations[0].maxSeq
+        let holder = try await RowLockHolder(store, "SELECT 1 FROM conversations WHERE id = \(group) FOR UPDATE")
+        let sends = (0..<2).map { _ in
+            Task {
+                try await store.appendMessage(
+                    try contract.text("once", to: .conversation(group), from: users[1], id: "same"))
+            }
+        }
+        // The first queues on the row, the second behind the first.
+        try await waitForBlocked(store, behind: holder.pid, depth: 1)
+        try await waitForBlocked(store, behind: holder.pid, depth: 2)
+        try await holder.release()
+        let results = [try await sends[0].value, try await sends[1].value]
+        #expect(results.map(\.duplicate).sorted { !$0 && $1 } == [false, true])
+        #expect(results[0].message.id == results[1].message.id)
+        let after = try await store.sync(userId: users[0], since: nil, limit: 10).conversations[0].maxSeq
+        #expect(after == before + 1, "one message, one seq")
         try await store.close()
     }
 }
