@@ -127,7 +127,7 @@ extension PostgresStore {
     public func markDelivered(_ conversationId: ConversationID, by userId: UserID, upTo seq: Int64) async throws
         -> ReadReceipt
     {
-        try await write { connection, notes in
+        try await write(shared: true) { connection, notes in
             _ = try await self.memberIDs(connection, of: conversationId, requiring: userId)
             // In a group the watermark only feeds the receipts list: no push, no resync.
             let watermark = try await self.moveWatermark(

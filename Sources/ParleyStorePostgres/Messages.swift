@@ -3,12 +3,11 @@ import ParleyStore
 import PostgresNIO
 
 extension PostgresStore {
-    /// A send into an existing conversation shares the write lock with other such sends
-    /// (they meet only on the conversation's row); one that may open a direct conversation
-    /// takes it alone.
+    /// A send shares the write lock with other sends and marks: they meet only on the
+    /// conversation's row. Two that open the same direct conversation at once collide on its
+    /// key, and the second runs again and finds the first's.
     public func appendMessage(_ new: NewMessage) async throws -> AppendResult {
-        let opensConversation = if case .directWith = new.target { true } else { false }
-        return try await write(shared: !opensConversation) { connection, notes in
+        try await write(shared: true) { connection, notes in
             if let row = try await connection.rows(
                 "SELECT * FROM messages WHERE sender_id = $1 AND client_msg_id = $2",
                 [.int(new.senderId.rawValue), .text(new.clientMsgId)], logger: self.logger
@@ -205,7 +204,7 @@ extension PostgresStore {
     public func markRead(_ conversationId: ConversationID, by userId: UserID, upTo seq: Int64, at now: Int64)
         async throws -> ReadReceipt?
     {
-        try await write { connection, notes in
+        try await write(shared: true) { connection, notes in
             _ = try await self.memberIDs(connection, of: conversationId, requiring: userId)
             let watermark = try await self.moveWatermark(
                 connection, "read_seq", of: userId, in: conversationId, to: seq
@@ -225,21 +224,30 @@ extension PostgresStore {
     /// Moves a member's watermark `column` (`read_seq` or `delivered_seq`) forward to `seq`
     /// (see ``ReadWatermark``). When `resyncs` says so for the conversation's kind, the
     /// member's and the conversation's versions move too, so the others' next sync carries it.
+    ///
+    /// It runs beside sends (a shared write), so it locks rows in their order: the
+    /// conversation's first when it will stamp it, then the member's. The watermark is read
+    /// under that lock, so two marks at once never move it back.
     func moveWatermark(
         _ connection: PostgresConnection, _ column: String, of userId: UserID, in conversationId: ConversationID,
         to seq: Int64, resyncs: (ConversationKind) -> Bool
     ) async throws -> (seq: Int64, moved: Bool, kind: ConversationKind) {
-        let row = try await connection.rows(
-            """
-            SELECT c.max_seq, c.kind, m.\(column) AS current FROM conversations c
-            JOIN members m ON m.conversation_id = c.id AND m.user_id = $1 WHERE c.id = $2
-            """,
-            [.int(userId.rawValue), .int(conversationId.rawValue)], logger: logger)[0]
-        let kind = ConversationRules.kind(stored: try row.text("kind"))
-        let current = try row.int("current")
-        guard let target = ReadWatermark.target(requested: seq, maxSeq: try row.int("max_seq"), current: current)
+        let conversation = try await connection.rows(
+            "SELECT kind, max_seq FROM conversations WHERE id = $1", [.int(conversationId.rawValue)], logger: logger)[0]
+        let kind = ConversationRules.kind(stored: try conversation.text("kind"))
+        let stamps = resyncs(kind)
+        if stamps {
+            try await connection.rows(
+                "SELECT 1 FROM conversations WHERE id = $1 FOR UPDATE", [.int(conversationId.rawValue)], logger: logger)
+        }
+        let current = try await connection.scalar(
+            Int64.self, "SELECT \(column) FROM members WHERE conversation_id = $1 AND user_id = $2 FOR UPDATE",
+            [.int(conversationId.rawValue), .int(userId.rawValue)], logger: logger)!
+        guard
+            let target = ReadWatermark.target(
+                requested: seq, maxSeq: try conversation.int("max_seq"), current: current)
         else { return (current, false, kind) }
-        guard resyncs(kind) else {
+        guard stamps else {
             try await connection.rows(
                 "UPDATE members SET \(column) = $1 WHERE conversation_id = $2 AND user_id = $3",
                 [.int(target), .int(conversationId.rawValue), .int(userId.rawValue)], logger: logger)

@@ -22,8 +22,8 @@ public final class PostgresStore: ParleyStore {
     let logger: Logger
     /// The NOTIFY channel; per schema, so isolated test schemas do not hear each other.
     let channel: String
-    /// The advisory lock every versioned write takes, shared by sends into existing
-    /// conversations and alone by the others.
+    /// The advisory lock every versioned write takes, shared by sends and by read and
+    /// delivery marks, and alone by the others.
     let writeLock: Int64
     /// The first key of the gate lock each versioned write holds with its backend's pid.
     let gateLock: Int64
@@ -141,9 +141,11 @@ public final class PostgresStore: ParleyStore {
     /// commit). It holds its gate lock, then the write lock: alone unless `shared`.
     ///
     /// A shared write runs beside other shared writes, so it must lock every row it changes
-    /// before drawing a version for it. Two of them may still collide on a unique key (the
-    /// same send retried on two nodes at once) or deadlock; the loser is run again, and
-    /// then finds what the winner committed.
+    /// before drawing a version for it, and lock them in one order: a conversation's row,
+    /// then its members' rows, then users' rows (their event seqs). Two of them may still
+    /// collide on a unique key (the same send retried on two nodes at once, or two sends
+    /// opening one direct conversation) or deadlock; the loser is run again, and then finds
+    /// what the winner committed.
     func write<T: Sendable>(
         shared: Bool = false, _ body: @Sendable (PostgresConnection, Notifications) async throws -> T
     ) async throws -> T {

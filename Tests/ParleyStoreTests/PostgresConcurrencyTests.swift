@@ -8,8 +8,9 @@ import Testing
 
 @testable import ParleyStorePostgres
 
-/// Sends into different conversations run side by side on PostgreSQL, and a sync still sees
-/// every change exactly once. A second session holds row locks to stop a send half-way.
+/// Sends and marks in different conversations run side by side on PostgreSQL, and a sync
+/// still sees every change exactly once. A second session holds row locks to stop a write
+/// half-way.
 @Suite(.enabled(if: TestBackend.postgresURL != nil, "needs PostgreSQL: set PARLEY_TEST_POSTGRES_URL"))
 struct PostgresConcurrencyTests {
     let contract = StoreContractTests()
@@ -175,6 +176,125 @@ struct PostgresConcurrencyTests {
         #expect(results[0].message.id == results[1].message.id)
         let after = try await store.sync(userId: users[0], since: nil, limit: 10).conversations[0].maxSeq
         #expect(after == before + 1, "one message, one seq")
+        try await store.close()
+    }
+
+    /// While a send waits half-way in one conversation, every shared write elsewhere goes
+    /// through: a first message that opens a direct conversation, a send into an existing
+    /// direct conversation, and read and delivery marks (in a group and in a direct
+    /// conversation).
+    @Test func firstMessagesAndMarksElsewhereDoNotWaitForAHeldSend() async throws {
+        let store = try await StoreBackend.postgres.make() as! PostgresStore
+        let users = try await contract.makeUsers(store, "alice", "bob", "carol", "dave")
+        let held = try await store.createGroup(name: "held", ownerId: users[0], memberIds: users, at: 1).id
+        let group = try await store.createGroup(name: "other", ownerId: users[0], memberIds: users, at: 1).id
+        let inGroup = try await store.appendMessage(
+            try contract.text("before", to: .conversation(group), from: users[0], id: "g1")
+        ).message
+        let direct = try await store.appendMessage(
+            try contract.text("before", to: .directWith(users[3]), from: users[2], id: "d1")
+        ).message
+        let holder = try await RowLockHolder(store, "SELECT 1 FROM conversations WHERE id = \(held) FOR UPDATE")
+        let stopped = Task {
+            try await store.appendMessage(
+                try contract.text("stopped", to: .conversation(held), from: users[1], id: "s1"))
+        }
+        try await waitForBlocked(store, behind: holder.pid, depth: 1)
+        let others: [(String, Task<Void, any Error>)] = [
+            (
+                "a first message",
+                Task {
+                    _ = try await store.appendMessage(
+                        try contract.text("hello", to: .directWith(users[1]), from: users[0], id: "n1"))
+                }
+            ),
+            (
+                "a send into an existing direct conversation",
+                Task {
+                    _ = try await store.appendMessage(
+                        try contract.text("again", to: .directWith(users[2]), from: users[3], id: "d2"))
+                }
+            ),
+            (
+                "a read mark in a group",
+                Task { _ = try await store.markRead(group, by: users[1], upTo: inGroup.seq, at: 2) }
+            ),
+            (
+                "a delivery mark in a group",
+                Task { _ = try await store.markDelivered(group, by: users[2], upTo: inGroup.seq) }
+            ),
+            (
+                "a delivery mark in a direct conversation",
+                Task { _ = try await store.markDelivered(direct.conversationId, by: users[3], upTo: direct.seq) }
+            ),
+        ]
+        for (name, task) in others {
+            let wentThrough = await ends(task, within: .seconds(60))
+            #expect(wentThrough, "\(name) went through while a send waited elsewhere")
+        }
+        try await holder.release()
+        for (_, task) in others { try await task.value }
+        #expect(try await stopped.value.message.seq == 1)
+        try await store.close()
+    }
+
+    /// Two first messages between the same two people at once: the second to store the
+    /// conversation collides on its key, runs again and sends into the first's. One
+    /// conversation, both messages, seqs 1 and 2.
+    @Test func twoFirstMessagesBetweenTheSamePairAtOnceOpenOneConversation() async throws {
+        let store = try await StoreBackend.postgres.make() as! PostgresStore
+        let users = try await contract.makeUsers(store, "alice", "bob")
+        // Bob's user row is held: the first send stores the conversation, then waits to
+        // append its events; the second queues on the conversation's key behind it.
+        let holder = try await RowLockHolder(store, "SELECT 1 FROM users WHERE id = \(users[1]) FOR UPDATE")
+        let first = Task {
+            try await store.appendMessage(try contract.text("hi", to: .directWith(users[1]), from: users[0], id: "a1"))
+        }
+        try await waitForBlocked(store, behind: holder.pid, depth: 1)
+        let second = Task {
+            try await store.appendMessage(try contract.text("hey", to: .directWith(users[0]), from: users[1], id: "b1"))
+        }
+        try await waitForBlocked(store, behind: holder.pid, depth: 2)
+        try await holder.release()
+        let messages = [try await first.value.message, try await second.value.message]
+        #expect(messages[0].conversationId == messages[1].conversationId)
+        #expect(messages.map(\.seq) == [1, 2])
+        let conversations = try await store.sync(userId: users[0], since: nil, limit: 10).conversations
+        #expect(conversations.map(\.id) == [messages[0].conversationId])
+        #expect(conversations.first?.maxSeq == 2)
+        try await store.close()
+    }
+
+    /// Two marks of one member at once, the higher first: the lower one, run after it,
+    /// reads the watermark the higher one left and does not move it back. For delivery
+    /// in a group (the member's row alone) and for reading (the conversation's row first).
+    @Test(arguments: ["delivered", "read"])
+    func twoMarksAtOnceNeverMoveTheWatermarkBack(_ mark: String) async throws {
+        let store = try await StoreBackend.postgres.make() as! PostgresStore
+        let users = try await contract.makeUsers(store, "alice", "bob")
+        let group = try await store.createGroup(name: "g", ownerId: users[0], memberIds: users, at: 1).id
+        for index in 1...10 {
+            _ = try await store.appendMessage(
+                try contract.text("m\(index)", to: .conversation(group), from: users[0], id: "m\(index)"))
+        }
+        let move: @Sendable (Int64) async throws -> Void = { seq in
+            if mark == "read" {
+                _ = try await store.markRead(group, by: users[1], upTo: seq, at: 2)
+            } else {
+                _ = try await store.markDelivered(group, by: users[1], upTo: seq)
+            }
+        }
+        let holder = try await RowLockHolder(
+            store, "SELECT 1 FROM members WHERE conversation_id = \(group) AND user_id = \(users[1]) FOR UPDATE")
+        let higher = Task { try await move(10) }
+        try await waitForBlocked(store, behind: holder.pid, depth: 1)
+        let lower = Task { try await move(4) }
+        try await waitForBlocked(store, behind: holder.pid, depth: 2)
+        try await holder.release()
+        try await higher.value
+        try await lower.value
+        let bob = try await store.receipts(of: group, for: users[0]).members.first { $0.userId == users[1] }
+        #expect((mark == "read" ? bob?.readSeq : bob?.deliveredSeq) == 10)
         try await store.close()
     }
 }
