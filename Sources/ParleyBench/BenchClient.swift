@@ -98,8 +98,12 @@ final class BenchSocket: Sendable {
     private let client: BenchClient
     private let token: String
     private let acknowledged = Atomic<Int>(0)
+    private let marked = Atomic<Int>(0)
     private let failed = Mutex<[String]>([])
     private let reader = Mutex<Task<Void, Never>?>(nil)
+
+    /// The id of every `delivered` frame, whose answers are no send's acknowledgement.
+    private static let deliveryMark = "delivered"
 
     private init(socket: any RealtimeSocket, client: BenchClient, token: String) {
         self.socket = socket
@@ -108,7 +112,7 @@ final class BenchSocket: Sendable {
     }
 
     static func open(
-        _ client: BenchClient, token: String, clock: BenchClock,
+        _ client: BenchClient, token: String, clock: BenchClock, acknowledgesDeliveries: Bool = false,
         onMessage: @escaping @Sendable (Message, Duration) -> Void = { _, _ in }
     ) async throws -> BenchSocket {
         let socket = try await NIOWebSocketTransport().open(url: client.nextWebSocketURL())
@@ -129,8 +133,17 @@ final class BenchSocket: Sendable {
                     let now = clock.elapsed
                     if let frame = IncomingFrame(text: text), let message = try? frame.payload(Message.self) {
                         onMessage(message, now)
+                        if acknowledgesDeliveries {
+                            try? await bench.send(
+                                .delivered, ReadRequest(conversationId: message.conversationId, seq: message.seq),
+                                id: Self.deliveryMark)
+                        }
                     }
                 } else if text.contains(#""type":"result""#) {
+                    guard !text.contains(#""id":"\#(Self.deliveryMark)""#) else {
+                        bench.marked.add(1, ordering: .relaxed)
+                        continue
+                    }
                     bench.acknowledged.add(1, ordering: .relaxed)
                 } else if text.contains(#""type":"error""#) {
                     bench.failed.withLock { $0.append(text) }
@@ -164,6 +177,8 @@ final class BenchSocket: Sendable {
 
     /// `result` frames received so far (acknowledged sends).
     var acknowledgements: Int { acknowledged.load(ordering: .relaxed) }
+    /// Answers to this socket's `delivered` frames so far (delivery marks the server took).
+    var deliveryMarks: Int { marked.load(ordering: .relaxed) }
     /// `error` frames and closes so far, oldest first.
     var errors: [String] { failed.withLock { $0 } }
 

@@ -41,7 +41,9 @@ final class DirectSetup: Sendable {
         var sockets: [BenchSocket] = []
         for (index, account) in accounts.enumerated() {
             sockets.append(
-                try await BenchSocket.open(client, token: account.token, clock: clock) { message, arrival in
+                try await BenchSocket.open(
+                    client, token: account.token, clock: clock, acknowledgesDeliveries: options.receipts
+                ) { message, arrival in
                     box.tracker.record(recipient: index, message: message, arrival: arrival)
                 })
         }
@@ -77,15 +79,27 @@ final class DirectSetup: Sendable {
             }
         }
         var report = BenchReport(scenario: round == 0 ? "direct" : "ramp step \(round)")
+        let marksBefore = deliveryMarks
         try await Load.send(
             rate: rate, duration: duration, size: options.messageSize, clock: clock, id: "r\(round)", targets: targets,
             receivers: sockets, tracker: tracker, report: &report, server: server, drainTimeout: options.drainTimeout)
         report.parameters = [
             "rate": "\(Int(rate))", "users": "\(accounts.count)", "size": "\(options.messageSize)",
-            "partners": random == nil ? "existing" : "random",
+            "partners": random == nil ? "existing" : "random", "receipts": options.receipts ? "on" : "off",
         ]
+        if options.receipts {
+            // Every delivery is marked; wait for the last marks' answers too.
+            let deadline = ContinuousClock.now + options.drainTimeout
+            while deliveryMarks - marksBefore < report.deliveries, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            report.figures["delivery marks answered"] = Double(deliveryMarks - marksBefore)
+        }
         return report
     }
+
+    /// Delivery marks the server answered, over all the sockets.
+    private var deliveryMarks: Int { sockets.reduce(0) { $0 + $1.deliveryMarks } }
 
     func close() async {
         for socket in sockets { await socket.close() }

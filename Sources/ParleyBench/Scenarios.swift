@@ -33,6 +33,9 @@ public struct BenchOptions: Sendable {
     /// direct and ramp: each message goes to a partner drawn at random (a `toUserId` send,
     /// nearly always the first between the two) instead of within fixed pairs.
     public var randomPartners = false
+    /// direct and ramp: each recipient answers every message with a `delivered` frame, as
+    /// the SDK does, so the load holds the marks a real client writes.
+    public var receipts = false
     /// login: the direct conversations (with a message each) every user has before the storm.
     public var conversationsPerUser = 0
     /// grow: whether the members' sockets are open while they are added.

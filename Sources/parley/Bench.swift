@@ -46,6 +46,8 @@ struct Bench: AsyncParsableCommand {
     var beforeQueries: String?
     @Option(help: "upload: file sizes in MiB, comma-separated (20 files of each size below 100, 3 of larger).")
     var fileMib = "1,100"
+    @Flag(help: "direct/ramp: every recipient marks each message delivered (a `delivered` frame), as the SDK does.")
+    var receipts = false
     @Flag(help: "Print JSON instead of a table.") var json = false
     @Flag(help: "Exit non-zero unless every message arrived exactly once and in order.") var requireExactlyOnce = false
 
@@ -71,6 +73,7 @@ struct Bench: AsyncParsableCommand {
             throw ValidationError("--partners takes 'existing' or 'random'; not '\(partners)'.")
         }
         options.randomPartners = partners == "random"
+        options.receipts = receipts
         guard ["all", "none"].contains(online) else {
             throw ValidationError("--online takes 'all' or 'none'; not '\(online)'.")
         }

@@ -53,6 +53,20 @@ import Testing
         await server.stop()
     }
 
+    /// With receipts, every recipient marks each message delivered: the server answers one
+    /// mark per delivery, and the marks' answers do not pass for sends' acknowledgements.
+    @Test func receiptsMarkEveryDeliveryAndAreNoSendsAcknowledgement() async throws {
+        let server = try await InProcessServer.start()
+        var options = Self.tinyOptions(server)
+        options.receipts = true
+        let direct = try #require(try await BenchScenario.direct.run(options).first)
+        #expect(direct.exactlyOnceInOrder && direct.deliveries == direct.sent)
+        #expect(direct.acknowledged == direct.sent && direct.errors == 0, "\(direct.firstError ?? "")")
+        #expect(direct.figures["delivery marks answered"] == Double(direct.deliveries))
+        #expect(direct.parameters["receipts"] == "on")
+        await server.stop()
+    }
+
     /// The search scenario stores what it sends, then answers each kind of query.
     @Test func searchStoresEveryMessageAndReportsEachKindOfQuery() async throws {
         let server = try await InProcessServer.start()
