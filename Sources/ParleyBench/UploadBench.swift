@@ -66,7 +66,7 @@ enum UploadBench {
     /// What a client declares for `content`.
     static func declaration(of content: [UInt8]) -> StartUploadRequest {
         StartUploadRequest(
-            sha256: SHA256.hash(data: content).map { String(format: "%02x", $0) }.joined(), size: Int64(content.count),
+            sha256: SHA256.hash(data: content).hexEncoded, size: Int64(content.count),
             mimeType: "application/octet-stream", name: "bench.bin")
     }
 

@@ -3,9 +3,10 @@ import ParleyStore
 import PostgresNIO
 
 extension PostgresStore {
-    /// A send shares the write lock with other sends and marks: they meet only on the
-    /// conversation's row. Two that open the same direct conversation at once collide on its
-    /// key, and the second runs again and finds the first's.
+    /// A send shares the write lock with other sends and marks: they meet on the
+    /// conversation's row (a first message also on its two users' rows, for their events).
+    /// Two that open the same direct conversation at once collide on its key, and the second
+    /// runs again and finds the first's.
     public func appendMessage(_ new: NewMessage) async throws -> AppendResult {
         try await write(shared: true) { connection, notes in
             if let row = try await connection.rows(

@@ -8,10 +8,10 @@ import Synchronization
 /// The scale-out backend: several stateless server nodes on one PostgreSQL.
 ///
 /// Writes that move a seq or a change version hold a transaction-scoped advisory write lock:
-/// sends into existing conversations share it and run side by side, serialised only per
-/// conversation by its row (seqs stay dense and commit in seq order); every other versioned
-/// write (group and contact changes, read marks, conversations opened) takes it alone, so
-/// those keep the one-writer world SQLite has. Change versions come from a sequence, drawn
+/// sends (first messages too) and read and delivery marks share it and run side by side,
+/// serialised only by the rows they lock, a conversation's per conversation (seqs stay dense
+/// and commit in seq order); every other versioned write (group and contact changes,
+/// settings) takes it alone, so those keep the one-writer world SQLite has. Change versions come from a sequence, drawn
 /// under the rows they stamp, so a row's version only grows; a sync reads only up to a
 /// version every write at or below has settled at (``settledVersion()``), so cursors stay
 /// exact whichever node writes. Each write transaction sends a NOTIFY (ids only, well under

@@ -47,8 +47,8 @@ extension SQLiteStore {
 
     public func user(key: LoginKey) async throws -> UserRecord? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE \(key.column) = ?", arguments: [key.value])
-                .map(UserRecord.init(row:))
+            try Row.decodeFirst(
+                db, sql: "SELECT * FROM users WHERE \(key.column) = ?", arguments: [key.value], UserRecord.init(row:))
         }
     }
 

@@ -5,13 +5,13 @@ import ParleyStore
 extension SQLiteStore {
     public func createSession(_ session: NewSession) async throws -> SessionRecord {
         try await pool.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO sessions (user_id, device, ip, created_at, last_used_at, access_hash,
-                        access_expires_at, refresh_hash, refresh_expires_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
+            try db.run(
+                """
+                INSERT INTO sessions (user_id, device, ip, created_at, last_used_at, access_hash,
+                    access_expires_at, refresh_hash, refresh_expires_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
                     session.userId.rawValue, session.device, session.ip, session.createdAt, session.createdAt,
                     session.tokens.accessTokenHash, session.tokens.accessExpiresAt, session.tokens.refreshTokenHash,
                     session.tokens.refreshExpiresAt,
@@ -95,10 +95,10 @@ extension SQLiteStore {
     static func fetchSession(_ db: Database, sql condition: String, _ arguments: any DatabaseValueConvertible...)
         throws -> SessionRecord?
     {
-        try Row.fetchOne(
+        // `condition` is one of a few constant texts, so its statement is cached.
+        try Row.decodeFirst(
             db, sql: "SELECT * FROM sessions WHERE \(condition)",
-            arguments: StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? })
-        )
-        .map(SessionRecord.init(row:))
+            arguments: StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? }),
+            SessionRecord.init(row:))
     }
 }

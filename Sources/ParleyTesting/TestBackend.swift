@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ParleyCore
 import ParleyServer
 import Subprocess
 
@@ -33,7 +34,7 @@ public enum TestBackend {
 
     /// A schema name derived from a data directory path.
     public static func schema(for path: String) -> String {
-        "t_" + SHA256.hash(data: Data(path.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        "t_" + SHA256.hash(data: Data(path.utf8)).prefix(8).hexEncoded
     }
 
     /// Runs `sql` through `psql` as the test database's user and answers what it printed

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ParleyCore
 
 /// A cache for avatars, thumbnails and files (SPEC 4): a memory LRU bounded by total bytes
 /// in front of a disk directory bounded by total bytes and entry age. Reads fall through
@@ -107,7 +108,7 @@ public actor TwoLevelCache {
     }
 
     private func fileURL(_ key: String) -> URL {
-        let name = SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+        let name = SHA256.hash(data: Data(key.utf8)).hexEncoded
         return directory.appendingPathComponent(name)
     }
 }

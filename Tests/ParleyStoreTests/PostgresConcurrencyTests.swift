@@ -244,8 +244,9 @@ struct PostgresConcurrencyTests {
     @Test func twoFirstMessagesBetweenTheSamePairAtOnceOpenOneConversation() async throws {
         let store = try await StoreBackend.postgres.make() as! PostgresStore
         let users = try await contract.makeUsers(store, "alice", "bob")
-        // Bob's user row is held: the first send stores the conversation, then waits to
-        // append its events; the second queues on the conversation's key behind it.
+        // Bob's user row is held: the first send stores the conversation, then waits to add
+        // Bob as its member (the member row's key refers to his row); the second queues on
+        // the conversation's key behind it.
         let holder = try await RowLockHolder(store, "SELECT 1 FROM users WHERE id = \(users[1]) FOR UPDATE")
         let first = Task {
             try await store.appendMessage(try contract.text("hi", to: .directWith(users[1]), from: users[0], id: "a1"))
@@ -255,6 +256,19 @@ struct PostgresConcurrencyTests {
             try await store.appendMessage(try contract.text("hey", to: .directWith(users[0]), from: users[1], id: "b1"))
         }
         try await waitForBlocked(store, behind: holder.pid, depth: 2)
+        // It waits for the first's transaction (the key), not for a write lock taken alone.
+        let awaited = try await store.client.withConnection { connection in
+            try await connection.rows(
+                """
+                SELECT l.locktype FROM pg_locks l WHERE NOT l.granted AND l.pid IN (
+                    SELECT a.pid FROM pg_stat_activity a WHERE EXISTS (
+                        SELECT 1 FROM pg_stat_activity s
+                        WHERE $1 = ANY(pg_blocking_pids(s.pid)) AND s.pid = ANY(pg_blocking_pids(a.pid))))
+                """,
+                [.int(holder.pid)], logger: store.logger
+            ).map { try $0.text("locktype") }
+        }
+        #expect(awaited == ["transactionid"])
         try await holder.release()
         let messages = [try await first.value.message, try await second.value.message]
         #expect(messages[0].conversationId == messages[1].conversationId)

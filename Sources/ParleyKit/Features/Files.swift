@@ -138,6 +138,6 @@ public struct Files: Sendable {
             hasher.update(data: piece)
             size += Int64(piece.count)
         }
-        return (hasher.finalize().map { String(format: "%02x", $0) }.joined(), size)
+        return (hasher.finalize().hexEncoded, size)
     }
 }

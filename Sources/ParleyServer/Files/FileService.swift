@@ -244,7 +244,7 @@ struct FileService: Sendable {
             try? FileManager.default.removeItem(atPath: path)
             throw error
         }
-        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let digest = hasher.finalize().hexEncoded
         return (path, digest, ContentSniffer.mimeType(of: head))
     }
 

@@ -66,6 +66,6 @@ public struct WebhookCodeSender: CodeSender {
     public static func signature(of body: Data, at timestamp: String, secret: String) -> String {
         let mac = HMAC<SHA256>.authenticationCode(
             for: Data((timestamp + ".").utf8) + body, using: SymmetricKey(data: Data(secret.utf8)))
-        return mac.map { String(format: "%02x", $0) }.joined()
+        return mac.hexEncoded
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ParleyCore
 
 /// The browser client's static files (HTML, CSS, JavaScript modules), read once from this
 /// module's resources, each with its content type and a content hash for `ETag`.
@@ -33,7 +34,7 @@ struct WebClientFiles: Sendable {
             let path = String(url.standardizedFileURL.path.dropFirst(root.count))
             files[path] = File(
                 bytes: bytes, contentType: Self.contentType(of: path),
-                hash: SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined())
+                hash: SHA256.hash(data: bytes).hexEncoded)
         }
         self.files = files
     }
