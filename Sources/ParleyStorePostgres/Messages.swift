@@ -99,49 +99,45 @@ extension PostgresStore {
         _ connection: PostgresConnection, _ notes: Notifications, _ new: NewMessage,
         into conversationId: ConversationID, alsoTo extraRecipients: [UserID] = [], quote: MessageQuote? = nil
     ) async throws -> Message {
-        // The version is drawn as the row is updated, so after any send that held the row before.
+        // One round trip. The version is drawn as the conversation's row is updated, so after
+        // any send that held the row before; the sender's member row is updated only after
+        // it (it reads `position`), keeping the lock order.
         guard
-            let position = try await connection.rows(
+            let stored = try await connection.rows(
                 """
-                UPDATE conversations SET max_seq = max_seq + 1, version = nextval('change_versions'),
-                    last_activity_at = $1
-                WHERE id = $2
-                RETURNING max_seq, members_version, version
+                WITH position AS (
+                    UPDATE conversations SET max_seq = max_seq + 1, version = nextval('change_versions'),
+                        last_activity_at = $6
+                    WHERE id = $1
+                    RETURNING max_seq, members_version, version
+                ), stored AS (
+                    INSERT INTO messages (conversation_id, seq, sender_id, client_msg_id, kind, content, sent_at,
+                        reply_to_id, quote, forwarded)
+                    SELECT $1, max_seq, $2, $3, $4, $5, $6, $7::bigint, $8::text, $9 FROM position RETURNING id
+                ), indexed AS (
+                    INSERT INTO message_text (message_id, folded) SELECT id, $10::text FROM stored WHERE $10::text IS NOT NULL
+                ), read AS (
+                    -- Sending implies having read everything before it; a notice of what someone did does not.
+                    UPDATE members SET read_seq = position.max_seq, version = position.version FROM position
+                    WHERE conversation_id = $1 AND user_id = $2 AND $4 <> 'system'
+                )
+                SELECT stored.id, position.max_seq, position.members_version FROM stored, position
                 """,
-                [.int(new.sentAt), .int(conversationId.rawValue)], logger: logger
+                [
+                    .int(conversationId.rawValue), .int(new.senderId.rawValue), .text(new.clientMsgId),
+                    .text(new.kind.rawValue), .text(new.contentJSON), .int(new.sentAt),
+                    SQLValue(new.replyTo?.rawValue), SQLValue(try quote.map(JSONText.encode)), .bool(new.forwarded),
+                    SQLValue(new.searchText),
+                ], logger: logger
             ).first
         else { throw ParleyError(.conversationNotFound, "Conversation \(conversationId) does not exist.") }
-        let seq = try position.int("max_seq")
-        let version = try position.int("version")
-        // The search index's row goes in with the message, in the same round trip.
-        let id = try await connection.scalar(
-            Int64.self,
-            """
-            WITH stored AS (
-                INSERT INTO messages (conversation_id, seq, sender_id, client_msg_id, kind, content, sent_at,
-                    reply_to_id, quote, forwarded)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id
-            ), indexed AS (
-                INSERT INTO message_text (message_id, folded) SELECT id, $11 FROM stored WHERE $11::text IS NOT NULL
-            )
-            SELECT id FROM stored
-            """,
-            [
-                .int(conversationId.rawValue), .int(seq), .int(new.senderId.rawValue), .text(new.clientMsgId),
-                .text(new.kind.rawValue), .text(new.contentJSON), .int(new.sentAt), SQLValue(new.replyTo?.rawValue),
-                SQLValue(try quote.map(JSONText.encode)), .bool(new.forwarded), SQLValue(new.searchText),
-            ], logger: logger)!
+        let id = try stored.int("id")
+        let seq = try stored.int("max_seq")
         if !new.fileIds.isEmpty { try await referenceFiles(connection, new.fileIds, from: MessageID(id)) }
-        // Sending implies having read everything before it; a notice of what someone did does not.
-        if new.kind != .system {
-            try await connection.rows(
-                "UPDATE members SET read_seq = $1, version = $2 WHERE conversation_id = $3 AND user_id = $4",
-                [.int(seq), .int(version), .int(conversationId.rawValue), .int(new.senderId.rawValue)], logger: logger)
-        }
         notes.add(
             ChangeNote(
                 message: id, origin: new.origin.map { "\(nodeID)/\($0.rawValue)" },
-                membersVersion: try position.int("members_version"),
+                membersVersion: try stored.int("members_version"),
                 alsoTo: extraRecipients.isEmpty ? nil : extraRecipients.map(\.rawValue)))
         return Message(
             id: MessageID(id), conversationId: conversationId, seq: seq, senderId: new.senderId,
