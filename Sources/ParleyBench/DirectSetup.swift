@@ -79,27 +79,19 @@ final class DirectSetup: Sendable {
             }
         }
         var report = BenchReport(scenario: round == 0 ? "direct" : "ramp step \(round)")
-        let marksBefore = deliveryMarks
+        let marksBefore = Load.deliveryMarks(on: sockets)
         try await Load.send(
             rate: rate, duration: duration, size: options.messageSize, clock: clock, id: "r\(round)", targets: targets,
             receivers: sockets, tracker: tracker, report: &report, server: server, drainTimeout: options.drainTimeout)
         report.parameters = [
             "rate": "\(Int(rate))", "users": "\(accounts.count)", "size": "\(options.messageSize)",
-            "partners": random == nil ? "existing" : "random", "receipts": options.receipts ? "on" : "off",
+            "partners": random == nil ? "existing" : "random",
         ]
         if options.receipts {
-            // Every delivery is marked; wait for the last marks' answers too.
-            let deadline = ContinuousClock.now + options.drainTimeout
-            while deliveryMarks - marksBefore < report.deliveries, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(5))
-            }
-            report.figures["delivery marks answered"] = Double(deliveryMarks - marksBefore)
+            try await Load.awaitDeliveryMarks(on: sockets, since: marksBefore, report: &report, options: options)
         }
         return report
     }
-
-    /// Delivery marks the server answered, over all the sockets.
-    private var deliveryMarks: Int { sockets.reduce(0) { $0 + $1.deliveryMarks } }
 
     func close() async {
         for socket in sockets { await socket.close() }

@@ -66,6 +66,22 @@ enum Load {
         if let resident = server?.residentKiB { report.figures["server RSS (MiB)"] = resident / 1024 }
     }
 
+    /// Delivery marks the server answered so far, over `sockets`.
+    static func deliveryMarks(on sockets: [BenchSocket]) -> Int { sockets.reduce(0) { $0 + $1.deliveryMarks } }
+
+    /// With receipts every delivery is marked: waits (up to the drain timeout) for the
+    /// answers to the marks of this run's deliveries, counted from `before`, and reports them.
+    static func awaitDeliveryMarks(
+        on sockets: [BenchSocket], since before: Int, report: inout BenchReport, options: BenchOptions
+    ) async throws {
+        let deadline = ContinuousClock.now + options.drainTimeout
+        while deliveryMarks(on: sockets) - before < report.deliveries, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        report.figures["delivery marks answered"] = Double(deliveryMarks(on: sockets) - before)
+        report.parameters["receipts"] = "on"
+    }
+
     /// How many messages of this run the server holds, over all the target conversations,
     /// each read as one of its senders (nil when the targets are users, whose conversations
     /// the bench does not know).

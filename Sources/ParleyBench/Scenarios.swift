@@ -33,8 +33,8 @@ public struct BenchOptions: Sendable {
     /// direct and ramp: each message goes to a partner drawn at random (a `toUserId` send,
     /// nearly always the first between the two) instead of within fixed pairs.
     public var randomPartners = false
-    /// direct and ramp: each recipient answers every message with a `delivered` frame, as
-    /// the SDK does, so the load holds the marks a real client writes.
+    /// direct, ramp and group: each recipient answers every message with a `delivered`
+    /// frame, as the SDK does, so the load holds the marks a real client writes.
     public var receipts = false
     /// login: the direct conversations (with a message each) every user has before the storm.
     public var conversationsPerUser = 0
@@ -125,7 +125,9 @@ public enum BenchScenario: String, CaseIterable, Sendable {
         var sockets: [BenchSocket] = []
         for (index, member) in members.enumerated().reversed() {
             sockets.insert(
-                try await BenchSocket.open(client, token: member.token, clock: clock) { message, arrival in
+                try await BenchSocket.open(
+                    client, token: member.token, clock: clock, acknowledgesDeliveries: options.receipts
+                ) { message, arrival in
                     if index > 0 { tracker.record(recipient: index, message: message, arrival: arrival) }
                 }, at: 0)
         }
@@ -138,6 +140,9 @@ public enum BenchScenario: String, CaseIterable, Sendable {
         report.parameters = [
             "rate": "\(Int(options.rate))", "members": "\(members.count)", "size": "\(options.messageSize)",
         ]
+        if options.receipts {
+            try await Load.awaitDeliveryMarks(on: sockets, since: 0, report: &report, options: options)
+        }
         let last = tracker.lastRecipientLatency.percentilesMs
         for (key, value) in last { report.figures["last recipient \(key) (ms)"] = value }
         for socket in sockets { await socket.close() }

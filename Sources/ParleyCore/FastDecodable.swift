@@ -28,3 +28,19 @@ extension SendMessageRequest: FastDecodable {
             conversationId: conversationId, toUserId: toUserId, clientMsgId: clientMsgId, kind: kind, content: content)
     }
 }
+
+extension ReadRequest: FastDecodable {
+    public init?(fastFrom object: [String: JSONValue]) {
+        var conversationId: ConversationID?
+        var seq: Int64?
+        for (key, value) in object {
+            switch (key, value) {
+            case ("conversationId", .number(.integer(let id))): conversationId = ConversationID(id)
+            case ("seq", .number(.integer(let number))): seq = number
+            default: return nil
+            }
+        }
+        guard let seq else { return nil }
+        self.init(conversationId: conversationId, seq: seq)
+    }
+}

@@ -31,6 +31,18 @@ extension ConversationDetail: JSONWritable {
     }
 }
 
+extension ReadReceipt: JSONWritable {
+    public func write(to writer: inout JSONWriter) throws {
+        writer.raw(#"{"conversationId":"#)
+        writer.integer(conversationId.rawValue)
+        writer.raw(#","userId":"#)
+        writer.integer(userId.rawValue)
+        writer.raw(#","seq":"#)
+        writer.integer(seq)
+        writer.raw("}")
+    }
+}
+
 extension JSONWriter {
     /// A ``ConversationSummary`` with the keys its `Codable` conformance uses (absent
     /// optionals left out).

@@ -128,7 +128,6 @@ extension PostgresStore {
         -> ReadReceipt
     {
         try await write(shared: true) { connection, notes in
-            _ = try await self.memberIDs(connection, of: conversationId, requiring: userId)
             // In a group the watermark only feeds the receipts list: no push, no resync.
             let watermark = try await self.moveWatermark(
                 connection, "delivered_seq", of: userId, in: conversationId, to: seq

@@ -202,7 +202,6 @@ extension PostgresStore {
         async throws -> ReadReceipt?
     {
         try await write(shared: true) { connection, notes in
-            _ = try await self.memberIDs(connection, of: conversationId, requiring: userId)
             let watermark = try await self.moveWatermark(
                 connection, "read_seq", of: userId, in: conversationId, to: seq
             ) { _ in true }
@@ -224,22 +223,30 @@ extension PostgresStore {
     ///
     /// It runs beside sends (a shared write), so it locks rows in their order: the
     /// conversation's first when it will stamp it, then the member's. The watermark is read
-    /// under that lock, so two marks at once never move it back.
+    /// under that lock, so two marks at once never move it back. Only a member may move theirs
+    /// (`not_a_member` otherwise, also for a conversation that does not exist); the member
+    /// list is not read for that.
     func moveWatermark(
         _ connection: PostgresConnection, _ column: String, of userId: UserID, in conversationId: ConversationID,
         to seq: Int64, resyncs: (ConversationKind) -> Bool
     ) async throws -> (seq: Int64, moved: Bool, kind: ConversationKind) {
-        let conversation = try await connection.rows(
-            "SELECT kind, max_seq FROM conversations WHERE id = $1", [.int(conversationId.rawValue)], logger: logger)[0]
+        guard
+            let conversation = try await connection.rows(
+                "SELECT kind, max_seq FROM conversations WHERE id = $1", [.int(conversationId.rawValue)],
+                logger: logger
+            ).first
+        else { throw ParleyError.notAMember(of: conversationId) }
         let kind = ConversationRules.kind(stored: try conversation.text("kind"))
         let stamps = resyncs(kind)
         if stamps {
             try await connection.rows(
                 "SELECT 1 FROM conversations WHERE id = $1 FOR UPDATE", [.int(conversationId.rawValue)], logger: logger)
         }
-        let current = try await connection.scalar(
-            Int64.self, "SELECT \(column) FROM members WHERE conversation_id = $1 AND user_id = $2 FOR UPDATE",
-            [.int(conversationId.rawValue), .int(userId.rawValue)], logger: logger)!
+        guard
+            let current = try await connection.scalar(
+                Int64.self, "SELECT \(column) FROM members WHERE conversation_id = $1 AND user_id = $2 FOR UPDATE",
+                [.int(conversationId.rawValue), .int(userId.rawValue)], logger: logger)
+        else { throw ParleyError.notAMember(of: conversationId) }
         guard
             let target = ReadWatermark.target(
                 requested: seq, maxSeq: try conversation.int("max_seq"), current: current)

@@ -335,7 +335,8 @@ extension SQLiteStore {
         else { return }
         try ContactRules.checkCanMessage(
             peerPolicy: MessagePolicy(rawValue: row["message_from"]), friends: row["friends"],
-            senderBlockedPeer: row["sender_blocked"], peerBlockedSender: row["peer_blocked"], peerDeleted: row["deleted"])
+            senderBlockedPeer: row["sender_blocked"], peerBlockedSender: row["peer_blocked"],
+            peerDeleted: row["deleted"])
     }
 
     /// Announces `contact.updated` with `user`'s new profile to everyone who has them as a friend.

@@ -2,16 +2,20 @@ import GRDB
 import ParleyStore
 import Synchronization
 
-/// Commits concurrent appends together (group commit): while one transaction is being
-/// written, appends that arrive wait, and all of them (up to `maxBatch`) go into the next
-/// transaction, each in its own savepoint so that one rejected append does not fail the
-/// others. Every caller is answered only after the transaction holding its message
-/// committed, so an acknowledgement still means durable. A lone append is a transaction
-/// of one, as before.
+/// Commits concurrent writes together (group commit): while one transaction is being
+/// written, writes that arrive wait, and all of them (up to `maxBatch`) go into the next
+/// transaction, each in its own savepoint so that one rejected write does not fail the
+/// others. Every caller is answered only after the transaction holding its write
+/// committed, so an acknowledgement still means durable. A lone write is a transaction of
+/// one. Sends and read and delivery marks go through it: they are the writes that come
+/// many at a time (a mark for every message each member's device receives).
 final class GroupCommit: Sendable {
     private struct Waiting: Sendable {
-        let message: NewMessage
-        let continuation: CheckedContinuation<AppendResult, any Error>
+        /// Runs the write in its savepoint and keeps its outcome.
+        let write: @Sendable (Database) -> Void
+        /// Answers the caller once the transaction ended: with the write's outcome if it
+        /// committed, else with the commit's error.
+        let answer: @Sendable ((any Error)?) -> Void
     }
 
     private let maxBatch: Int
@@ -19,10 +23,27 @@ final class GroupCommit: Sendable {
 
     init(maxBatch: Int = 256) { self.maxBatch = maxBatch }
 
-    func append(_ message: NewMessage, to store: SQLiteStore) async throws -> AppendResult {
+    /// Runs `body` in the next transaction, in a savepoint of its own, and answers once that
+    /// transaction committed.
+    func write<T: Sendable>(to store: SQLiteStore, _ body: @escaping @Sendable (Database) throws -> T)
+        async throws -> T
+    {
         try await withCheckedThrowingContinuation { continuation in
+            let outcome = Outcome<T>()
+            let waiting = Waiting(
+                write: { db in
+                    let result = Result { try store.inSavepointPublishingOnCommit(db) { try body(db) } }
+                    outcome.result.withLock { $0 = result }
+                },
+                answer: { commitError in
+                    if let commitError {
+                        continuation.resume(throwing: commitError)
+                    } else {
+                        continuation.resume(with: outcome.result.withLock { $0 }!)
+                    }
+                })
             let leads = state.withLock { state -> Bool in
-                state.waiting.append(Waiting(message: message, continuation: continuation))
+                state.waiting.append(waiting)
                 if state.writing { return false }
                 state.writing = true
                 return true
@@ -42,15 +63,18 @@ final class GroupCommit: Sendable {
             }
             guard !batch.isEmpty else { return }
             do {
-                let results = try await store.pool.write { db in
-                    batch.map { waiting in
-                        Result { try store.inSavepointPublishingOnCommit(db) { try store.append(db, waiting.message) } }
-                    }
+                try await store.pool.write { db in
+                    for waiting in batch { waiting.write(db) }
                 }
-                for (waiting, result) in zip(batch, results) { waiting.continuation.resume(with: result) }
+                for waiting in batch { waiting.answer(nil) }
             } catch {
-                for waiting in batch { waiting.continuation.resume(throwing: error) }
+                for waiting in batch { waiting.answer(error) }
             }
         }
     }
+}
+
+/// What one write in a batch came to, kept until its transaction ends.
+private final class Outcome<T: Sendable>: Sendable {
+    let result = Mutex<Result<T, any Error>?>(nil)
 }

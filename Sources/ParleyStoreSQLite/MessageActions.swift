@@ -110,14 +110,14 @@ extension SQLiteStore {
     public func markDelivered(_ conversationId: ConversationID, by userId: UserID, upTo seq: Int64) async throws
         -> ReadReceipt
     {
-        try await pool.write { db in
-            let members = try Self.memberIDs(db, of: conversationId, requiring: userId)
+        try await groupCommit.write(to: self) { db in
             // In a group the watermark only feeds the receipts list: no push, no resync.
             let watermark = try self.moveWatermark(db, "delivered_seq", of: userId, in: conversationId, to: seq) {
                 $0 == .direct
             }
             let receipt = ReadReceipt(conversationId: conversationId, userId: userId, seq: watermark.seq)
             if watermark.moved && watermark.kind == .direct {
+                let members = try self.members(db, of: conversationId, at: watermark.membersVersion)
                 self.publishAfterCommit(db, .delivered(receipt, recipients: members))
             }
             return receipt

@@ -4,7 +4,7 @@ import ParleyStore
 
 extension SQLiteStore {
     public func appendMessage(_ new: NewMessage) async throws -> AppendResult {
-        try await groupCommit.append(new, to: self)
+        try await groupCommit.write(to: self) { db in try self.append(db, new) }
     }
 
     /// Appends one message inside the current transaction (in a savepoint of its own, from
@@ -183,8 +183,7 @@ extension SQLiteStore {
     public func markRead(_ conversationId: ConversationID, by userId: UserID, upTo seq: Int64, at now: Int64)
         async throws -> ReadReceipt?
     {
-        try await pool.write { db in
-            let members = try Self.memberIDs(db, of: conversationId, requiring: userId)
+        try await groupCommit.write(to: self) { db in
             // The reader's membership and the conversation both move: the other members' next
             // sync carries the new `othersReadSeq`.
             let watermark = try self.moveWatermark(db, "read_seq", of: userId, in: conversationId, to: seq) { _ in true
@@ -195,7 +194,8 @@ extension SQLiteStore {
                 db, [Announcement(to: [userId], ReadMoved(conversationId: conversationId, readSeq: target).body)],
                 at: now)
             let receipt = ReadReceipt(conversationId: conversationId, userId: userId, seq: target)
-            self.publishAfterCommit(db, .read(receipt, recipients: members))
+            self.publishAfterCommit(
+                db, .read(receipt, recipients: try self.members(db, of: conversationId, at: watermark.membersVersion)))
             return receipt
         }
     }
@@ -203,33 +203,37 @@ extension SQLiteStore {
     /// Moves a member's watermark `column` (`read_seq` or `delivered_seq`) forward to `seq`
     /// (see ``ReadWatermark``). When `resyncs` says so for the conversation's kind, the
     /// member's and the conversation's versions move too, so the others' next sync carries it.
+    /// Only a member may move theirs (`not_a_member` otherwise, also for a conversation that
+    /// does not exist); the member list is not read for that.
     func moveWatermark(
         _ db: Database, _ column: String, of userId: UserID, in conversationId: ConversationID, to seq: Int64,
         resyncs: (ConversationKind) -> Bool
-    ) throws -> (seq: Int64, moved: Bool, kind: ConversationKind) {
-        let row = try Row.fetchOne(
-            db,
-            sql: """
-                SELECT c.max_seq, c.kind, m.\(column) AS current FROM conversations c
-                JOIN members m ON m.conversation_id = c.id AND m.user_id = ?
-                WHERE c.id = ?
-                """,
-            arguments: [userId.rawValue, conversationId.rawValue])!
+    ) throws -> (seq: Int64, moved: Bool, kind: ConversationKind, membersVersion: Int64) {
+        guard
+            let row = try Row.decodeFirst(
+                db,
+                sql: """
+                    SELECT c.max_seq, c.kind, c.members_version, m.\(column) AS current FROM conversations c
+                    JOIN members m ON m.conversation_id = c.id AND m.user_id = ?
+                    WHERE c.id = ?
+                    """,
+                arguments: [userId.rawValue, conversationId.rawValue], { $0.copy() })
+        else { throw ParleyError.notAMember(of: conversationId) }
         let kind = ConversationRules.kind(stored: row["kind"])
+        let membersVersion: Int64 = row["members_version"]
         guard let target = ReadWatermark.target(requested: seq, maxSeq: row["max_seq"], current: row["current"])
-        else { return (row["current"], false, kind) }
+        else { return (row["current"], false, kind, membersVersion) }
         guard resyncs(kind) else {
-            try db.execute(
-                sql: "UPDATE members SET \(column) = ? WHERE conversation_id = ? AND user_id = ?",
-                arguments: [target, conversationId.rawValue, userId.rawValue])
-            return (target, true, kind)
+            try db.run(
+                "UPDATE members SET \(column) = ? WHERE conversation_id = ? AND user_id = ?",
+                [target, conversationId.rawValue, userId.rawValue])
+            return (target, true, kind, membersVersion)
         }
         let version = try nextVersion(db)
-        try db.execute(
-            sql: "UPDATE members SET \(column) = ?, version = ? WHERE conversation_id = ? AND user_id = ?",
-            arguments: [target, version, conversationId.rawValue, userId.rawValue])
-        try db.execute(
-            sql: "UPDATE conversations SET version = ? WHERE id = ?", arguments: [version, conversationId.rawValue])
-        return (target, true, kind)
+        try db.run(
+            "UPDATE members SET \(column) = ?, version = ? WHERE conversation_id = ? AND user_id = ?",
+            [target, version, conversationId.rawValue, userId.rawValue])
+        try db.run("UPDATE conversations SET version = ? WHERE id = ?", [version, conversationId.rawValue])
+        return (target, true, kind, membersVersion)
     }
 }

@@ -46,7 +46,8 @@ struct Bench: AsyncParsableCommand {
     var beforeQueries: String?
     @Option(help: "upload: file sizes in MiB, comma-separated (20 files of each size below 100, 3 of larger).")
     var fileMib = "1,100"
-    @Flag(help: "direct/ramp: every recipient marks each message delivered (a `delivered` frame), as the SDK does.")
+    @Flag(
+        help: "direct/ramp/group: every recipient marks each message delivered (a `delivered` frame), as the SDK does.")
     var receipts = false
     @Flag(help: "Print JSON instead of a table.") var json = false
     @Flag(help: "Exit non-zero unless every message arrived exactly once and in order.") var requireExactlyOnce = false

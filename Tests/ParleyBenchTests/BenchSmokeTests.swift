@@ -53,8 +53,9 @@ import Testing
         await server.stop()
     }
 
-    /// With receipts, every recipient marks each message delivered: the server answers one
-    /// mark per delivery, and the marks' answers do not pass for sends' acknowledgements.
+    /// With receipts, every recipient marks each message delivered (1:1 and in a group): the
+    /// server answers one mark per delivery, and the marks' answers do not pass for sends'
+    /// acknowledgements.
     @Test func receiptsMarkEveryDeliveryAndAreNoSendsAcknowledgement() async throws {
         let server = try await InProcessServer.start()
         var options = Self.tinyOptions(server)
@@ -64,6 +65,9 @@ import Testing
         #expect(direct.acknowledged == direct.sent && direct.errors == 0, "\(direct.firstError ?? "")")
         #expect(direct.figures["delivery marks answered"] == Double(direct.deliveries))
         #expect(direct.parameters["receipts"] == "on")
+        let group = try #require(try await BenchScenario.group.run(options).first)
+        #expect(group.exactlyOnceInOrder && group.errors == 0, "\(group.firstError ?? "")")
+        #expect(group.figures["delivery marks answered"] == Double(group.deliveries))
         await server.stop()
     }
 

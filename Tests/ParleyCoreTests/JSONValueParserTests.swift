@@ -44,19 +44,37 @@ struct JSONValueParserTests {
             (#"{"conversationId":7,"clientMsgId":"c","kind":"text"}"#, false),
             (#"{"conversationId":7.5,"clientMsgId":"c","kind":"text","content":{}}"#, false),
         ]
+        try expectReadAsTheStrictDecoderReadsThem(payloads) { (fast: SendMessageRequest, strict) in
+            fast.conversationId == strict.conversationId && fast.toUserId == strict.toUserId
+                && fast.clientMsgId == strict.clientMsgId && fast.kind == strict.kind && fast.content == strict.content
+        }
+    }
+
+    @Test func markPayloadsAreReadAsTheStrictDecoderReadsThemOrDeclined() throws {
+        let payloads: [(String, Bool)] = [
+            (#"{"conversationId":7,"seq":12}"#, true), (#"{"seq":0}"#, true), (#"{"seq":-1}"#, true),
+            // Declined: unknown, null, mistyped or missing fields, and decimal numbers.
+            (#"{"conversationId":7,"seq":1,"extra":1}"#, false), (#"{"conversationId":null,"seq":1}"#, false),
+            (#"{"conversationId":7}"#, false), (#"{"seq":"1"}"#, false), (#"{"seq":1.0}"#, false),
+        ]
+        try expectReadAsTheStrictDecoderReadsThem(payloads) { (fast: ReadRequest, strict) in
+            fast.conversationId == strict.conversationId && fast.seq == strict.seq
+        }
+    }
+
+    /// Each payload is read fast exactly when `readable` says so, and then as the strict
+    /// decoder reads it (`same` compares the two readings).
+    private func expectReadAsTheStrictDecoderReadsThem<Payload: FastDecodable & StrictDecodable>(
+        _ payloads: [(String, Bool)], same: (Payload, Payload) -> Bool
+    ) throws {
         for (text, readable) in payloads {
-            let fast = JSONValueParser.parse(text).flatMap { value -> SendMessageRequest? in
+            let fast = JSONValueParser.parse(text).flatMap { value -> Payload? in
                 guard case .object(let object) = value else { return nil }
-                return SendMessageRequest(fastFrom: object)
+                return Payload(fastFrom: object)
             }
             #expect((fast != nil) == readable, "\(text)")
             guard let fast else { continue }
-            let strict = try JSONText.decodeRequest(Strict<SendMessageRequest>.self, from: text).value
-            #expect(fast.conversationId == strict.conversationId)
-            #expect(fast.toUserId == strict.toUserId)
-            #expect(fast.clientMsgId == strict.clientMsgId)
-            #expect(fast.kind == strict.kind)
-            #expect(fast.content == strict.content)
+            #expect(same(fast, try JSONText.decodeRequest(Strict<Payload>.self, from: text).value), "\(text)")
         }
     }
 }

@@ -75,7 +75,7 @@ struct JSONWriterTests {
         }
     }
 
-    @Test func syncPagesAndMemberListsDecodeToTheSameValueWithTheSameKeysAsFromJSONEncoder() throws {
+    @Test func syncPagesMemberListsAndReceiptsDecodeToTheSameValueWithTheSameKeysAsFromJSONEncoder() throws {
         let members = Self.awkwardStrings.enumerated().map { index, text in
             Member(
                 userId: UserID(Int64(index) + 1), role: [.owner, .admin, .member][index % 3], readSeq: Int64(index),
@@ -95,6 +95,10 @@ struct JSONWriterTests {
         ]
         try Self.expectSameAsJSONEncoder(details)
         try Self.expectSameAsJSONEncoder(pages)
+        try Self.expectSameAsJSONEncoder([
+            ReadReceipt(conversationId: ConversationID(1), userId: UserID(2), seq: 0),
+            ReadReceipt(conversationId: ConversationID(Int64.max), userId: UserID(7), seq: Int64.max),
+        ])
     }
 
     private static func expectSameAsJSONEncoder<Value: JSONWritable & Decodable & Equatable>(_ values: [Value]) throws {

@@ -67,10 +67,10 @@ import Testing
         }
     }
 
-    /// A plainly valid send is read without `JSONDecoder`; one the fast reader declines (an
-    /// unknown field in the payload or the envelope, a decimal number) goes the usual way and
-    /// gets the same answer or error as before.
-    @Test func sendFramesGetTheSameAnswersAndErrorsWhicheverReaderReadsThem() async throws {
+    /// A plainly valid send or mark is read without `JSONDecoder`; one the fast reader
+    /// declines (an unknown field in the payload or the envelope, a decimal number) goes the
+    /// usual way and gets the same answer or error as before.
+    @Test func sendAndMarkFramesGetTheSameAnswersAndErrorsWhicheverReaderReadsThem() async throws {
         try await withServer { api in
             let alice = try await api.signUp("alice")
             let bob = try await api.signUp("bob")
@@ -98,6 +98,28 @@ import Testing
             let history: HistoryPage = try await api.call(
                 .get, "/v1/conversations/\(conversation.rawValue)/messages?after=0", token: alice.token)
             #expect(history.messages.map(\.clientMsgId) == ["f", "d"], "the refused frames stored nothing")
+
+            // Marks, read fast or the usual way: the same answers, the same errors.
+            let bobSocket = try await LiveSocket.connect(api.webSocketURL)
+            _ = try await bobSocket.request(.auth, AuthPayload(token: bob.token))
+            let id = conversation.rawValue
+            bobSocket.sendRaw(#"{"type":"delivered","id":"m1","payload":{"conversationId":\#(id),"seq":1}}"#)
+            let deliveredFast = try await bobSocket.waitFor { $0.id == "m1" }
+            #expect(
+                try deliveredFast.payload(ReadReceipt.self)
+                    == ReadReceipt(conversationId: conversation, userId: bob.id, seq: 1))
+            bobSocket.sendRaw(#"{"type":"read","id":"m2","payload":{"conversationId":\#(id),"seq":2.0}}"#)
+            let readDecimal = try await bobSocket.waitFor { $0.id == "m2" }
+            #expect(
+                try readDecimal.payload(ReadReceipt.self)
+                    == ReadReceipt(conversationId: conversation, userId: bob.id, seq: 2))
+            bobSocket.sendRaw(#"{"type":"read","id":"m3","payload":{"conversationId":\#(id),"seq":1,"extra":1}}"#)
+            #expect(try await bobSocket.waitFor { $0.id == "m3" }.payload(ParleyError.self).code == .unknownField)
+            bobSocket.sendRaw(#"{"type":"delivered","id":"m4","payload":{"conversationId":\#(id),"seq":-1}}"#)
+            #expect(try await bobSocket.waitFor { $0.id == "m4" }.payload(ParleyError.self).code == .invalidField)
+            bobSocket.sendRaw(#"{"type":"read","id":"m5","payload":{"conversationId":999999,"seq":1}}"#)
+            #expect(try await bobSocket.waitFor { $0.id == "m5" }.payload(ParleyError.self).code == .notAMember)
+            await bobSocket.close()
             await socket.close()
         }
     }

@@ -45,6 +45,18 @@ struct FrameHandler: Sendable {
         }
     }
 
+    /// A handler answered with a `result` frame, whose payload is also read without
+    /// `JSONDecoder` when it can be (the `read` and `delivered` marks, one per message a
+    /// device receives).
+    static func result<Payload: StrictDecodable & FastDecodable & Sendable, Answer: JSONWritable & Sendable>(
+        _ type: ClientFrameType, _ answer: @escaping @Sendable (Payload, FrameRequest) async throws -> Answer
+    ) -> FrameHandler {
+        written(type) { (payload: Payload, request) in
+            let value = try await answer(payload, request)
+            return try MessageFrames.result(id: request.id) { try value.write(to: &$0) }
+        }
+    }
+
     /// A handler that writes its answer frame itself, whose payload is also read without
     /// `JSONDecoder` when it can be (the `send` frame).
     static func written<Payload: StrictDecodable & FastDecodable & Sendable>(
