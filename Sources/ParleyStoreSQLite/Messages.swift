@@ -213,16 +213,19 @@ extension SQLiteStore {
             let row = try Row.decodeFirst(
                 db,
                 sql: """
-                    SELECT c.max_seq, c.kind, c.members_version, m.\(column) AS current FROM conversations c
+                    SELECT c.max_seq, c.kind, c.members_version, m.\(column) FROM conversations c
                     JOIN members m ON m.conversation_id = c.id AND m.user_id = ?
                     WHERE c.id = ?
                     """,
-                arguments: [userId.rawValue, conversationId.rawValue], { $0.copy() })
+                arguments: [userId.rawValue, conversationId.rawValue],
+                { row -> (maxSeq: Int64, kind: String, membersVersion: Int64, current: Int64) in
+                    (row[0], row[1], row[2], row[3])
+                })
         else { throw ParleyError.notAMember(of: conversationId) }
-        let kind = ConversationRules.kind(stored: row["kind"])
-        let membersVersion: Int64 = row["members_version"]
-        guard let target = ReadWatermark.target(requested: seq, maxSeq: row["max_seq"], current: row["current"])
-        else { return (row["current"], false, kind, membersVersion) }
+        let kind = ConversationRules.kind(stored: row.kind)
+        let membersVersion = row.membersVersion
+        guard let target = ReadWatermark.target(requested: seq, maxSeq: row.maxSeq, current: row.current)
+        else { return (row.current, false, kind, membersVersion) }
         guard resyncs(kind) else {
             try db.run(
                 "UPDATE members SET \(column) = ? WHERE conversation_id = ? AND user_id = ?",

@@ -90,7 +90,11 @@ public final class SQLiteStore: ParleyStore {
     /// Runs `body` in a savepoint. What it registers for the commit runs only if the
     /// savepoint itself was kept: GRDB's commit hooks do not see a savepoint roll back.
     func inSavepointPublishingOnCommit<T>(_ db: Database, _ body: () throws -> T) throws -> T {
-        heldActions.withLock { $0 = [] }
+        heldActions.withLock {
+            // Not nested: an inner call would drop the outer savepoint's actions.
+            precondition($0 == nil, "inSavepointPublishingOnCommit is not reentrant")
+            $0 = []
+        }
         defer { heldActions.withLock { $0 = nil } }
         var value: T?
         try db.inSavepoint {

@@ -276,6 +276,53 @@ import Testing
         try await store.close()
     }
 
+    /// Sends and read and delivery marks at once (on SQLite they share transactions): every
+    /// send is stored with dense seqs, a non-member's marks are refused alone, and each
+    /// member's watermarks end at the highest seq they marked, never below.
+    @Test(arguments: StoreBackend.available)
+    func sendsAndMarksAtOnceEachCommitAndAMarkRefusedFailsAlone(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let users = try await makeUsers(store, "alice", "bob", "eve")
+        let conversation = try await store.createGroup(
+            name: "g", ownerId: users[0], memberIds: [users[1]], at: Self.now
+        ).id
+        for number in 1...10 {
+            _ = try await store.appendMessage(
+                text("\(number)", to: .conversation(conversation), from: users[0], id: "b\(number)"))
+        }
+        let refused = try await withThrowingTaskGroup(of: Int.self) { group in
+            for number in 0..<40 {
+                group.addTask {
+                    do {
+                        switch number % 4 {
+                        case 0:
+                            _ = try await store.appendMessage(
+                                self.text(
+                                    "\(number)", to: .conversation(conversation), from: users[0], id: "s\(number)"))
+                        case 1:
+                            _ = try await store.markDelivered(conversation, by: users[1], upTo: Int64(number % 10 + 1))
+                        case 2:
+                            _ = try await store.markRead(
+                                conversation, by: users[1], upTo: Int64(number % 9 + 1), at: Self.now)
+                        default: _ = try await store.markRead(conversation, by: users[2], upTo: 1, at: Self.now)
+                        }
+                        return 0
+                    } catch let error as ParleyError where error.code == .notAMember {
+                        return 1
+                    }
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(refused == 10, "eve's marks, and only hers")
+        let page = try await store.history(of: conversation, for: users[0], query: HistoryQuery(after: 0, limit: 200))
+        #expect(page.messages.map(\.seq) == Array(1...20))
+        let bob = try await store.receipts(of: conversation, for: users[0]).members.first { $0.userId == users[1] }
+        #expect(bob?.readSeq == 9, "the highest read mark: 38 % 9 + 1")
+        #expect(bob?.deliveredSeq == 10, "the highest delivery mark: 9 % 10 + 1")
+        try await store.close()
+    }
+
     @Test(arguments: StoreBackend.available)
     func appendIsIdempotentPerSenderAndClientMessageID(_ backend: StoreBackend) async throws {
         let store = try await backend.make()

@@ -37,24 +37,26 @@ struct FrameHandler: Sendable {
         _ type: ClientFrameType, _ answer: @escaping @Sendable (Payload, FrameRequest) async throws -> Answer
     ) -> FrameHandler {
         written(type) { (payload: Payload, request) in
-            let value = try await answer(payload, request)
-            if let writable = value as? any JSONWritable {
-                return try MessageFrames.result(id: request.id) { try writable.write(to: &$0) }
-            }
-            return try JSONText.encode(Frame(.result, id: request.id, payload: value))
+            try resultFrame(try await answer(payload, request), id: request.id)
         }
     }
 
-    /// A handler answered with a `result` frame, whose payload is also read without
-    /// `JSONDecoder` when it can be (the `read` and `delivered` marks, one per message a
-    /// device receives).
-    static func result<Payload: StrictDecodable & FastDecodable & Sendable, Answer: JSONWritable & Sendable>(
+    /// The same, for a payload that is also read without `JSONDecoder` when it can be (the
+    /// `read` and `delivered` marks, one per message a device receives).
+    static func result<Payload: StrictDecodable & FastDecodable & Sendable, Answer: Codable & Sendable>(
         _ type: ClientFrameType, _ answer: @escaping @Sendable (Payload, FrameRequest) async throws -> Answer
     ) -> FrameHandler {
         written(type) { (payload: Payload, request) in
-            let value = try await answer(payload, request)
-            return try MessageFrames.result(id: request.id) { try value.write(to: &$0) }
+            try resultFrame(try await answer(payload, request), id: request.id)
         }
+    }
+
+    /// The `result` frame answering request `id` with `value`.
+    private static func resultFrame<Answer: Codable & Sendable>(_ value: Answer, id: String?) throws -> String {
+        if let writable = value as? any JSONWritable {
+            return try MessageFrames.result(id: id) { try writable.write(to: &$0) }
+        }
+        return try JSONText.encode(Frame(.result, id: id, payload: value))
     }
 
     /// A handler that writes its answer frame itself, whose payload is also read without
