@@ -13,12 +13,13 @@ public final class InProcessServer: Sendable {
     public let dataDirectory: String
     /// Whether it serves TLS (`https`, `wss`).
     public let usesTLS: Bool
-    private let group: ServiceGroup
+    private let group: TestServiceGroup
     private let task: Task<Void, any Error>
 
     public var url: String { "\(usesTLS ? "https" : "http")://127.0.0.1:\(port)" }
 
-    private init(port: Int, dataDirectory: String, usesTLS: Bool, group: ServiceGroup, task: Task<Void, any Error>) {
+    private init(port: Int, dataDirectory: String, usesTLS: Bool, group: TestServiceGroup, task: Task<Void, any Error>)
+    {
         self.port = port
         self.dataDirectory = dataDirectory
         self.usesTLS = usesTLS
@@ -46,7 +47,7 @@ public final class InProcessServer: Sendable {
         let app = try await buildApplication(configuration, logger: logger, codeSender: codes) {
             announce.yield($0)
         }
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let group = TestServiceGroup(app, logger: logger)
         let task = Task {
             defer { announce.finish() }
             try await group.run()
@@ -61,10 +62,10 @@ public final class InProcessServer: Sendable {
             task: task)
     }
 
-    /// Shuts down gracefully and waits until the port is free.
+    /// Shuts down gracefully and waits until the port is free (see
+    /// ``TestServiceGroup/shutdownLimit``).
     public func stop() async {
-        await group.triggerGracefulShutdown()
-        _ = try? await task.value
+        await group.stop { _ = try? await task.value }
     }
 }
 

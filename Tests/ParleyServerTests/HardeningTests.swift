@@ -1,4 +1,5 @@
 import Foundation
+import HummingbirdTesting
 import ParleyCore
 import ParleyTesting
 import Testing
@@ -14,13 +15,18 @@ import Testing
 
     // MARK: Logins
 
-    /// The statuses of `count` logins as alice, sent at once.
+    /// The statuses of `count` logins as alice, sent at once, each on a connection of its own
+    /// (requests pipelined on one connection would be handled one after another).
     func parallelLogins(_ api: TestAPI, count: Int, password: String) async throws -> [Int] {
         try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<count {
                 group.addTask {
-                    try await api.raw(.post, "/v1/sessions", body: #"{"login":"alice","password":"\#(password)"}"#)
-                        .status
+                    try await TestClient.withClient(
+                        host: "127.0.0.1", port: api.port, configuration: .init(timeout: testRequestTimeout)
+                    ) { client in
+                        try await TestAPI(client: client, port: api.port)
+                            .raw(.post, "/v1/sessions", body: #"{"login":"alice","password":"\#(password)"}"#).status
+                    }
                 }
             }
             return try await group.reduce(into: [Int]()) { $0.append($1) }

@@ -9,6 +9,11 @@ import ParleyTesting
 
 /// Runs the real Parley application in-process on a free loopback port for the duration of
 /// `body`, with a fresh data directory unless one is given (to test restarts).
+///
+/// Not HummingbirdTesting's `.live` framework: its client gives up on a request after 20 s,
+/// which a loaded CI machine has reached (twelve pipelined logins on one connection), and
+/// its server's graceful shutdown has no end. Here a request may take ``testRequestTimeout``,
+/// and the server stops as ``TestServiceGroup`` says.
 func withServer<Value: Sendable>(
     dataDirectory: String? = nil,
     clock: WallClock = .system,
@@ -29,11 +34,39 @@ func withServer<Value: Sendable>(
     var logger = Logger(label: "parley-test")
     logger.logLevel =
         ProcessInfo.processInfo.environment["PARLEY_TEST_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .critical
-    let app = try await buildApplication(configuration, clock: clock, logger: given ?? logger, codeSender: codes)
-    return try await app.test(.live) { client in
-        try await body(TestAPI(client: client, port: client.port!))
+    let (listening, announce) = AsyncStream<Int>.makeStream()
+    let app = try await buildApplication(configuration, clock: clock, logger: given ?? logger, codeSender: codes) {
+        announce.yield($0)
+    }
+    let server = TestServiceGroup(app, logger: logger)
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask {
+            defer { announce.finish() }
+            try await server.run()
+        }
+        var ports = listening.makeAsyncIterator()
+        guard let port = await ports.next() else {
+            // It stopped before listening: its error is the test's.
+            try await group.waitForAll()
+            throw CancellationError()
+        }
+        let client = TestClient(
+            host: "127.0.0.1", port: port, configuration: .init(timeout: testRequestTimeout))
+        client.connect()
+        let result: Result<Value, any Error>
+        do {
+            result = .success(try await body(TestAPI(client: client, port: port)))
+        } catch {
+            result = .failure(error)
+        }
+        try? await client.shutdown()
+        await server.stop { try? await group.waitForAll() }
+        return try result.get()
     }
 }
+
+/// How long one request of ``TestAPI`` may take: a hang guard only.
+let testRequestTimeout: Duration = .seconds(90)
 
 func makeTemporaryDirectory() -> String {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString)").path
@@ -58,7 +91,7 @@ struct TestUser: Sendable {
 
 /// HTTP access to the server under test, over a real socket.
 struct TestAPI: Sendable {
-    let client: any TestClientProtocol
+    let client: TestClient
     let port: Int
 
     var webSocketURL: String { "ws://127.0.0.1:\(port)/v1/ws" }
@@ -70,9 +103,8 @@ struct TestAPI: Sendable {
         var headers = HTTPFields()
         if let token { headers[.authorization] = "Bearer \(token)" }
         if body != nil { headers[.contentType] = "application/json" }
-        let response = try await client.execute(
-            uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
-        return (response.status.code, String(buffer: response.body), response.headers)
+        let response = try await execute(path, method, headers, body.map { ByteBuffer(string: $0) })
+        return (response.status.code, String(buffer: response.body ?? ByteBuffer()), response.headers)
     }
 
     /// Sends raw bytes with extra headers; returns the status, body bytes and headers.
@@ -82,8 +114,17 @@ struct TestAPI: Sendable {
     ) async throws -> (status: Int, body: ByteBuffer, headers: HTTPFields) {
         var headers = extra
         if let token { headers[.authorization] = "Bearer \(token)" }
-        let response = try await client.execute(uri: path, method: method, headers: headers, body: body)
-        return (response.status.code, response.body, response.headers)
+        let response = try await execute(path, method, headers, body)
+        return (response.status.code, response.body ?? ByteBuffer(), response.headers)
+    }
+
+    private func execute(_ path: String, _ method: HTTPRequest.Method, _ headers: HTTPFields, _ body: ByteBuffer?)
+        async throws -> TestClient.Response
+    {
+        var headers = headers
+        headers[.connection] = "keep-alive"
+        return try await client.execute(
+            TestClient.Request(path, method: method, authority: "localhost", headers: headers, body: body))
     }
 
     /// Sends `body` as JSON and decodes the answer, throwing ``APIFailure`` for an error status.
