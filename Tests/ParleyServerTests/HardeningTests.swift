@@ -197,6 +197,59 @@ import Testing
         #expect(await idle.closedByPeer(within: .seconds(1)))
     }
 
+    /// Open WebSockets do not hold a graceful shutdown either: one that reads hears 1000 (as
+    /// protocol.md says of a shutdown), and neither a socket that never authenticated nor one that never reads
+    /// (and so never answers the close) keeps the server from stopping.
+    @Test func openWebSocketsDoNotHoldAShutdown() async throws {
+        let server = try await InProcessServer.start()
+        let client = TestClient(host: "127.0.0.1", port: server.port, configuration: .init(timeout: testRequestTimeout))
+        client.connect()
+        let alice = try await TestAPI(client: client, port: server.port).signUp("alice")
+        try await client.shutdown()
+        let url = "ws://127.0.0.1:\(server.port)/v1/ws"
+        let reading = try await LiveSocket.connect(url, token: alice.token)
+        let unauthenticated = try await LiveSocket.connect(url)
+        let deaf = try RawTCPSocket(port: server.port, receiveBuffer: 4_096)
+        deaf.send(
+            "GET /v1/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                + "Authorization: Bearer \(alice.token)\r\n\r\n")
+        _ = try await reading.request(.ping, EmptyPayload())
+        let clock = ContinuousClock()
+        let start = clock.now
+        await server.stop()
+        #expect(clock.now - start < .seconds(30), "took \(clock.now - start)")
+        #expect(try await reading.waitForClose() == 1000)
+        #expect(unauthenticated.isClosed)
+        #expect(await deaf.closedByPeer(within: .seconds(5)))
+    }
+
+    /// A socket closed for its silence whose peer never answers the close frame (the server
+    /// only half-closes it then) is closed for good after the close timeout, not kept until
+    /// the peer goes (a phone that lost its network sends no FIN, and the kernel gives up on
+    /// it only after many minutes).
+    @Test func aPeerThatNeverAnswersTheCloseFrameIsCutOff() async throws {
+        try await withServer(configure: { $0.heartbeatTimeout = .seconds(1) }) { api in
+            let alice = try await api.signUp("alice")
+            let deaf = try RawTCPSocket(port: api.port)
+            deaf.send(
+                "GET /v1/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                    + "Authorization: Bearer \(alice.token)\r\n\r\n")
+            // Reads the upgrade, the close frame (4004) and the end of the server's side.
+            #expect(await deaf.closedByPeer(within: .seconds(60)))
+            let clock = ContinuousClock()
+            let start = clock.now
+            var gone = false
+            while !gone, clock.now - start < .seconds(60) {
+                gone = try await api.raw(.get, "/metrics").body.contains("\nparley_connections 0")
+                if !gone { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(gone, "the server let go of the socket")
+            withExtendedLifetime(deaf) {}
+        }
+    }
+
     @Test func oneAddressCannotHoldMoreThanItsConnections() async throws {
         try await withServer(configure: { $0.maxConnectionsPerIP = 4 }) { api in
             let sockets = try (0..<8).map { _ in try RawTCPSocket(port: api.port) }

@@ -50,7 +50,8 @@ public func buildApplication(
 
     // Text frames must be valid UTF-8 (RFC 6455): an invalid one closes the socket with 1007.
     let webSocketConfiguration = WebSocketServerConfiguration(
-        maxFrameSize: Limits.maxTransportFrameBytes, autoPing: .disabled, closeTimeout: .seconds(5), validateUTF8: true)
+        maxFrameSize: Limits.maxTransportFrameBytes, autoPing: .disabled, closeTimeout: WebSocketGateway.closeTimeout,
+        validateUTF8: true)
     let webSocketResponder = webSocketRouter.buildResponder()
     let limiter = ConnectionLimiter(limit: configuration.maxConnectionsPerIP)
     var server = HTTPServerBuilder { responder in

@@ -82,4 +82,12 @@ final class GatewayConnection: Sendable {
     /// Closes the socket at once, below the WebSocket layer: for a peer that stopped reading,
     /// which no close frame would reach. The reader and writer then end with errors.
     func abort() { channel?.close(promise: nil) }
+
+    /// Closes the socket below the WebSocket layer after `delay`, unless it closed before:
+    /// once a close frame went out, a peer that never answers it (gone without a FIN, or
+    /// not reading) must not keep the connection, or a graceful shutdown, waiting.
+    func abort(after delay: Duration) {
+        guard let channel else { return }
+        channel.eventLoop.scheduleTask(in: TimeAmount(delay)) { channel.close(promise: nil) }
+    }
 }

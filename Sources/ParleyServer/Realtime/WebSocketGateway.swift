@@ -5,6 +5,7 @@ import NIOCore
 import NIOWebSocket
 import ParleyCore
 import ParleyStore
+import ServiceLifecycle
 
 /// Runs one WebSocket connection: authentication, request frames, and the writer that
 /// drains the connection's outbound queue.
@@ -58,8 +59,28 @@ struct WebSocketGateway: Sendable {
         if let token = context.request.bearerToken ?? context.request.uri.queryParameters.get("access_token") {
             await authenticate(connection, token: token, requestId: nil)
         }
-        let readError: (any Error)? = await withTaskGroup(of: Void.self) { group in
-            group.addTask { await Self.write(connection, to: outbound, metrics: metrics, logger: context.logger) }
+        let readError: (any Error)? = await withGracefulShutdownHandler {
+            await read(inbound, writingTo: outbound, on: connection, logger: context.logger)
+        } onGracefulShutdown: {
+            // The WebSocket layer sends the close frame (1000); the peer gets the close timeout
+            // to answer it.
+            connection.abort(after: Self.closeTimeout)
+        }
+        if let readError { throw readError }
+    }
+
+    /// How long a peer sent a close frame has to answer it before its socket is closed.
+    static let closeTimeout: Duration = .seconds(5)
+
+    /// Reads request frames until the socket or the queue closes, with the queue's writer
+    /// beside it; answers the error that ended the read, if one did.
+    private func read(
+        _ inbound: WebSocketInboundStream, writingTo outbound: WebSocketOutboundWriter,
+        on connection: GatewayConnection,
+        logger: Logger
+    ) async -> (any Error)? {
+        await withTaskGroup(of: Void.self) { group -> (any Error)? in
+            group.addTask { await Self.write(connection, to: outbound, metrics: metrics, logger: logger) }
             do {
                 for try await message in inbound.messages(maxSize: Limits.maxTransportFrameBytes) {
                     guard !connection.queue.isClosing else { break }
@@ -72,7 +93,7 @@ struct WebSocketGateway: Sendable {
                     }
                 }
             } catch {
-                context.logger.debug("WebSocket read ended", metadata: ["error": "\(error)"])
+                logger.debug("WebSocket read ended", metadata: ["error": "\(error)"])
                 connection.queue.finish()
                 await group.waitForAll()
                 return error
@@ -81,7 +102,6 @@ struct WebSocketGateway: Sendable {
             await group.waitForAll()
             return nil
         }
-        if let readError { throw readError }
     }
 
     /// Ends the HTTP timeouts of the upgraded connection and answers the record of its reads,
@@ -114,6 +134,7 @@ struct WebSocketGateway: Sendable {
                     metrics.deliveryLatency.record(.nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds &- queuedAt)))
                 case .close(let code, let reason):
                     try await outbound.close(WebSocketErrorCode(codeNumber: code.rawValue), reason: reason)
+                    connection.abort(after: closeTimeout)
                     return
                 }
             }
