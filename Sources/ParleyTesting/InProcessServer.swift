@@ -5,21 +5,29 @@ import NIOCore
 import NIOPosix
 import ParleyServer
 import ServiceLifecycle
+import Testing
 
 /// A Parley server run inside the test process on a fixed loopback port, which can be
 /// stopped and started again on the same data directory (a restart).
+///
+/// A graceful shutdown that has not ended after ``shutdownLimit`` is cut short by
+/// cancellation and recorded as a failure of the test that stopped the server: without a
+/// limit, one connection that never closed held a whole CI run until CI's own time ran out,
+/// and nothing named the test.
 public final class InProcessServer: Sendable {
+    /// Generous: CI's PostgreSQL run once took 10.8 s to stop a server.
+    public static let shutdownLimit: Duration = .seconds(90)
+
     public let port: Int
     public let dataDirectory: String
     /// Whether it serves TLS (`https`, `wss`).
     public let usesTLS: Bool
-    private let group: TestServiceGroup
+    private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
     public var url: String { "\(usesTLS ? "https" : "http")://127.0.0.1:\(port)" }
 
-    private init(port: Int, dataDirectory: String, usesTLS: Bool, group: TestServiceGroup, task: Task<Void, any Error>)
-    {
+    private init(port: Int, dataDirectory: String, usesTLS: Bool, group: ServiceGroup, task: Task<Void, any Error>) {
         self.port = port
         self.dataDirectory = dataDirectory
         self.usesTLS = usesTLS
@@ -27,10 +35,11 @@ public final class InProcessServer: Sendable {
         self.task = task
     }
 
-    /// Starts a server and waits until it accepts connections.
+    /// Starts a server and waits until it accepts connections; it logs only critical
+    /// messages unless given a `logger`.
     public static func start(
-        port: Int? = nil, dataDirectory: String? = nil, codes: (any CodeSender)? = nil,
-        configure: (inout ServerConfiguration) -> Void = { _ in }
+        port: Int? = nil, dataDirectory: String? = nil, clock: WallClock = .system, logger given: Logger? = nil,
+        codes: (any CodeSender)? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> InProcessServer {
         var configuration = ServerConfiguration()
         // Port 0: the system picks a free one at bind time, so two tests starting at once
@@ -41,13 +50,15 @@ public final class InProcessServer: Sendable {
         configuration.bcryptCost = 4
         TestBackend.configure(&configuration)
         configure(&configuration)
-        var logger = Logger(label: "parley-test-server")
-        logger.logLevel = .critical
+        var logger = given ?? Logger(label: "parley-test-server")
+        if given == nil { logger.logLevel = .critical }
         let (listening, announce) = AsyncStream<Int>.makeStream()
-        let app = try await buildApplication(configuration, logger: logger, codeSender: codes) {
+        let app = try await buildApplication(configuration, clock: clock, logger: logger, codeSender: codes) {
             announce.yield($0)
         }
-        let group = TestServiceGroup(app, logger: logger)
+        var services = ServiceGroupConfiguration(services: [app], logger: logger)
+        services.maximumGracefulShutdownDuration = shutdownLimit
+        let group = ServiceGroup(configuration: services)
         let task = Task {
             defer { announce.finish() }
             try await group.run()
@@ -62,10 +73,15 @@ public final class InProcessServer: Sendable {
             task: task)
     }
 
-    /// Shuts down gracefully and waits until the port is free (see
-    /// ``TestServiceGroup/shutdownLimit``).
+    /// Shuts down gracefully and waits until the port is free (see ``shutdownLimit``).
     public func stop() async {
-        await group.stop { _ = try? await task.value }
+        let start = ContinuousClock.now
+        await group.triggerGracefulShutdown()
+        _ = try? await task.value
+        let took = ContinuousClock.now - start
+        if took >= Self.shutdownLimit {
+            Issue.record("The server took \(took) to stop: its graceful shutdown did not end by itself.")
+        }
     }
 }
 

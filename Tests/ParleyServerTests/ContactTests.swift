@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import ParleyCore
+import ParleyTesting
 import Testing
 
 /// Friend requests, friends with remarks, blocking and the message privacy setting (issue
@@ -520,7 +521,7 @@ import Testing
     }
 
     static func wordList() -> String {
-        let path = makeTemporaryDirectory() + "/words.txt"
+        let path = temporaryDirectory() + "/words.txt"
         FileManager.default.createFile(atPath: path, contents: Data("赌博\n".utf8))
         return path
     }

@@ -169,7 +169,7 @@ import Testing
     }
 
     @Test func historyAndCursorsSurviveAServerRestartOnTheSameDataDirectory() async throws {
-        let directory = makeTemporaryDirectory()
+        let directory = temporaryDirectory()
         let (alice, bob, conversation, cursor) = try await withServer(dataDirectory: directory) { api in
             let alice = try await api.signUp("alice")
             let bob = try await api.signUp("bob")

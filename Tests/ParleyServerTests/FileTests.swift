@@ -4,6 +4,7 @@ import HTTPTypes
 import NIOCore
 import ParleyCore
 import ParleyServer
+import ParleyTesting
 import Testing
 
 /// Files over HTTP: chunked uploads that resume, instant send by hash, downloads with ranges
@@ -421,7 +422,7 @@ import Testing
     /// what a stopped join left in the work directory goes too.
     @Test func expiredUploadsAndOrphanedFilesAreSwept() async throws {
         let clock = TestClock(1_800_000_000_000)
-        let directory = makeTemporaryDirectory()
+        let directory = temporaryDirectory()
         try await withServer(
             dataDirectory: directory, clock: clock.wallClock,
             configure: {

@@ -2,6 +2,7 @@ import Foundation
 import ParleyCore
 import ParleyFiles
 import ParleyStoreSQLite
+import ParleyTesting
 import Testing
 
 @testable import ParleyServer
@@ -43,11 +44,11 @@ import Testing
     }
 
     @Test func theServerRegistersEveryEndpoint() async throws {
-        let store = try SQLiteStore(directory: makeTemporaryDirectory())
+        let store = try SQLiteStore(directory: temporaryDirectory())
         let parts = ServerParts(
             storage: Storage(
-                store: store, fanOut: store.fanOut, blobs: try DiskBlobStore(directory: makeTemporaryDirectory()),
-                workDirectory: makeTemporaryDirectory(), services: []),
+                store: store, fanOut: store.fanOut, blobs: try DiskBlobStore(directory: temporaryDirectory()),
+                workDirectory: temporaryDirectory(), services: []),
             configuration: ServerConfiguration(),
             clock: .system, logger: .init(label: "t"),
             codeSenders: CodeSenders(email: LogCodeSender(), phone: LogCodeSender()))

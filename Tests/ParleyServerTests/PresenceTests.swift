@@ -144,7 +144,7 @@ import Testing
     /// elsewhere go offline at its last heartbeat, and their friends hear it.
     @Test func aSilentNodesUsersGoOffline() async throws {
         guard TestBackend.postgresURL == nil else { return }  // The ghost node writes the SQLite file.
-        let directory = makeTemporaryDirectory()
+        let directory = temporaryDirectory()
         try await withServer(
             dataDirectory: directory,
             configure: {

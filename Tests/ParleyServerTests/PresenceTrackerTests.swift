@@ -3,6 +3,7 @@ import Logging
 import ParleyCore
 import ParleyStore
 import ParleyStoreSQLite
+import ParleyTesting
 import Synchronization
 import Testing
 
@@ -31,7 +32,7 @@ import Testing
 
     /// Alice and her friend Bob in a fresh store, and a tracker whose signals go to `fanOut`.
     func setUp(_ fanOut: FlakyFanOut) async throws -> (SQLiteStore, PresenceTracker, alice: UserID, bob: UserID) {
-        let store = try SQLiteStore(directory: makeTemporaryDirectory())
+        let store = try SQLiteStore(directory: temporaryDirectory())
         var ids: [UserID] = []
         for name in ["alice", "bob"] {
             ids.append(

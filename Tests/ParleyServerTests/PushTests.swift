@@ -146,7 +146,7 @@ import Testing
     @Test(.enabled(if: TestBackend.postgresURL != nil, "needs PostgreSQL: set PARLEY_TEST_POSTGRES_URL"))
     func aTokenRegisteredOnOneNodeIsPushedToByAnother() async throws {
         let apns = try await APNsTestServer.start()
-        let shared = makeTemporaryDirectory()  // The same PostgreSQL schema for both nodes.
+        let shared = temporaryDirectory()  // The same PostgreSQL schema for both nodes.
         try await withServer(dataDirectory: shared, configure: { $0.apns = apns.configuration() }) { east in
             try await withServer(dataDirectory: shared, configure: { $0.apns = apns.configuration() }) { west in
                 let alice = try await west.signUp("alice")

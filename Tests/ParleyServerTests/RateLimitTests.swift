@@ -136,7 +136,7 @@ import Testing
     /// With PostgreSQL, two nodes draw on one bucket: what one node let through counts on the other.
     @Test(.enabled(if: TestBackend.postgresURL != nil, "needs PostgreSQL: set PARLEY_TEST_POSTGRES_URL"))
     func theLimitsHoldAcrossNodes() async throws {
-        let shared = makeTemporaryDirectory()
+        let shared = temporaryDirectory()
         let limited = Self.limited("register=2,1/h")
         let configure: @Sendable (inout ServerConfiguration) -> Void = { configuration in
             configuration.databaseURL = TestBackend.postgresURL

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyTesting
 import Testing
 
 @testable import ParleyServer
@@ -114,7 +115,7 @@ import Testing
     }
 
     static func wordFile(_ words: [String]) throws -> String {
-        let path = makeTemporaryDirectory() + "/words.txt"
+        let path = temporaryDirectory() + "/words.txt"
         try ("# words not allowed\n\n" + words.joined(separator: "\n") + "\n").write(
             toFile: path, atomically: true, encoding: .utf8)
         return path

@@ -13,7 +13,7 @@ import ParleyTesting
 /// Not HummingbirdTesting's `.live` framework: its client gives up on a request after 20 s,
 /// which a loaded CI machine has reached (twelve pipelined logins on one connection), and
 /// its server's graceful shutdown has no end. Here a request may take ``testRequestTimeout``,
-/// and the server stops as ``TestServiceGroup`` says.
+/// and the server stops as ``InProcessServer/stop()`` says.
 func withServer<Value: Sendable>(
     dataDirectory: String? = nil,
     clock: WallClock = .system,
@@ -22,57 +22,33 @@ func withServer<Value: Sendable>(
     codes: (any CodeSender)? = nil,
     _ body: @Sendable (TestAPI) async throws -> Value
 ) async throws -> Value {
-    var configuration = ServerConfiguration()
-    configuration.dataDirectory = dataDirectory ?? makeTemporaryDirectory()
-    configuration.port = 0
-    configuration.bcryptCost = 4
-    // The test client does not replace a keep-alive connection the server closed as idle, and
-    // a slow test (PostgreSQL on a loaded machine) can leave one unused for a minute.
-    configuration.idleTimeout = .seconds(3600)
-    TestBackend.configure(&configuration)
-    configure(&configuration)
     var logger = Logger(label: "parley-test")
     logger.logLevel =
         ProcessInfo.processInfo.environment["PARLEY_TEST_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .critical
-    let (listening, announce) = AsyncStream<Int>.makeStream()
-    let app = try await buildApplication(configuration, clock: clock, logger: given ?? logger, codeSender: codes) {
-        announce.yield($0)
+    let server = try await InProcessServer.start(
+        dataDirectory: dataDirectory, clock: clock, logger: given ?? logger, codes: codes
+    ) {
+        // The test client does not replace a keep-alive connection the server closed as
+        // idle, and a slow test (PostgreSQL on a loaded machine) can leave one unused for a
+        // minute.
+        $0.idleTimeout = .seconds(3600)
+        configure(&$0)
     }
-    let server = TestServiceGroup(app, logger: logger)
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask {
-            defer { announce.finish() }
-            try await server.run()
-        }
-        var ports = listening.makeAsyncIterator()
-        guard let port = await ports.next() else {
-            // It stopped before listening: its error is the test's.
-            try await group.waitForAll()
-            throw CancellationError()
-        }
-        let client = TestClient(
-            host: "127.0.0.1", port: port, configuration: .init(timeout: testRequestTimeout))
-        client.connect()
-        let result: Result<Value, any Error>
-        do {
-            result = .success(try await body(TestAPI(client: client, port: port)))
-        } catch {
-            result = .failure(error)
-        }
-        try? await client.shutdown()
-        await server.stop { try? await group.waitForAll() }
-        return try result.get()
+    let client = TestClient(host: "127.0.0.1", port: server.port, configuration: .init(timeout: testRequestTimeout))
+    client.connect()
+    let result: Result<Value, any Error>
+    do {
+        result = .success(try await body(TestAPI(client: client, port: server.port)))
+    } catch {
+        result = .failure(error)
     }
+    try? await client.shutdown()
+    await server.stop()
+    return try result.get()
 }
 
 /// How long one request of ``TestAPI`` may take: a hang guard only.
 let testRequestTimeout: Duration = .seconds(90)
-
-func makeTemporaryDirectory() -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString)").path
-    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
 
 /// A failed API call: the HTTP status and the error body.
 struct APIFailure: Error, CustomStringConvertible {
