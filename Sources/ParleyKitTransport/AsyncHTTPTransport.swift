@@ -37,6 +37,9 @@ public struct AsyncHTTPTransport: HTTPTransport {
             let response = try await client.execute(request, timeout: timeout)
             let bytes = try await response.body.collect(upTo: 16 * 1024 * 1024)
             return (Int(response.status.code), Data(bytes.readableBytesView))
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            throw TransportError(
+                .timedOut, "HTTP \(method) \(url): no answer within \(timeout.nanoseconds / 1_000_000) ms")
         } catch {
             throw TransportError(.unreachable, "HTTP \(method) \(url) failed: \(error)")
         }

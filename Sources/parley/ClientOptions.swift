@@ -13,6 +13,9 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "Where sessions and local stores live (PARLEY_HOME). Default ~/.parley.")
     var home: String?
 
+    @Option(help: "Seconds to wait for the server's answer to a request (PARLEY_TIMEOUT). Default 15.")
+    var timeout: Int?
+
     var serverURL: String {
         let value = server ?? ProcessInfo.processInfo.environment["PARLEY_SERVER"] ?? "http://127.0.0.1:8080"
         return value.hasSuffix("/") ? String(value.dropLast()) : value
@@ -26,6 +29,19 @@ struct ClientOptions: ParsableArguments {
         let key = serverURL.replacingOccurrences(of: "://", with: "_").replacingOccurrences(of: ":", with: "_")
             .replacingOccurrences(of: "/", with: "_")
         return URL(fileURLWithPath: base).appendingPathComponent(key)
+    }
+
+    /// Seconds one request may wait for its answer.
+    var timeoutSeconds: Int {
+        timeout ?? ProcessInfo.processInfo.environment["PARLEY_TIMEOUT"].map { Int($0) ?? 0 } ?? 15
+    }
+
+    var requestTimeout: Duration { .seconds(timeoutSeconds) }
+
+    func validate() throws {
+        guard (1...3600).contains(timeoutSeconds) else {
+            throw ValidationError("The timeout (--timeout or PARLEY_TIMEOUT) must be 1 to 3600 seconds.")
+        }
     }
 
     private var currentUserFile: URL { serverDirectory.appendingPathComponent("current") }
@@ -47,8 +63,10 @@ struct ClientOptions: ParsableArguments {
     func client(store: ClientStore) throws -> ParleyClient {
         var configuration = ClientConfiguration(serverURL: serverURL)
         configuration.deviceName = "parley-cli@\(ProcessInfo.processInfo.hostName)"
+        configuration.requestTimeout = requestTimeout
         return try ParleyClient(
-            configuration: configuration, store: store, http: AsyncHTTPTransport(), realtime: NIOWebSocketTransport())
+            configuration: configuration, store: store, http: AsyncHTTPTransport(timeout: requestTimeout),
+            realtime: NIOWebSocketTransport())
     }
 
     /// The client of the user who last logged in on this server.
@@ -88,8 +106,12 @@ func userFacing<T>(_ options: ClientOptions, _ body: () async throws -> T) async
         return try await body()
     } catch let error as ParleyError {
         throw CLIError(error.message)
+    } catch let error as TransportError where error.kind == .timedOut {
+        throw CLIError(
+            "The server at \(options.serverURL) did not answer within \(options.timeoutSeconds) s (--timeout gives it longer)."
+        )
     } catch let error as TransportError {
-        throw CLIError("Cannot reach the server at \(options.serverURL) (\(error.kind)).")
+        throw CLIError("Cannot reach the server at \(options.serverURL) (\(error.detail)).")
     } catch let error as CLIError {
         throw error
     } catch is ValidationError {

@@ -95,6 +95,25 @@ import Testing
         let outcome = try await unreachable.run(["register", "carol", "--password", Self.password])
         #expect(outcome.status != 0)
         #expect(outcome.errors.contains("Cannot reach the server at \(unreachable.server)"), "\(outcome)")
+
+        let silent = try await SilentServer()
+        let waiting = try await CLIUser(server: silent.url).run([
+            "register", "carol", "--password", Self.password, "--timeout", "1",
+        ])
+        #expect(waiting.status != 0)
+        #expect(
+            waiting.errors
+                == "Error: The server at \(silent.url) did not answer within 1 s (--timeout gives it longer).\n",
+            "\(waiting)")
+        let badTimeouts = [
+            ("0", "must be 1 to 3600 seconds"), ("3601", "must be 1 to 3600 seconds"),
+            ("soon", "The value 'soon' is invalid for '--timeout <timeout>'"),
+        ]
+        for (timeout, says) in badTimeouts {
+            let refused = try await alice.run(["whoami", "--timeout", timeout])
+            #expect(refused.status != 0 && refused.errors.contains(says), "\(refused)")
+        }
+        await silent.stop()
         await server.stop()
     }
 

@@ -44,9 +44,14 @@ struct CLIUser: Sendable {
     }
 
     /// Starts a long-running command (such as `chat`) whose standard input the test types into.
+    ///
+    /// A request may wait 45 s for its answer unless the arguments say otherwise: on CI's two
+    /// cores, with every suite's servers running at once, a command's request once went
+    /// unanswered for the default 15 s.
     func start(_ arguments: [String]) throws -> CLISession {
-        try CLISession(
-            executable: Self.binary, arguments: arguments + ["--server", server, "--home", home],
+        let patience = arguments.contains("--timeout") ? [] : ["--timeout", "45"]
+        return try CLISession(
+            executable: Self.binary, arguments: arguments + ["--server", server, "--home", home] + patience,
             directory: URL(fileURLWithPath: home))
     }
 
