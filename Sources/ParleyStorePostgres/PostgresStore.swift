@@ -219,6 +219,7 @@ public final class PostgresStore: ParleyStore {
     }
 
     /// Runs one unversioned statement group (accounts, sessions) without the write lock.
+    @discardableResult
     func plain<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         do {
             return try await client.withConnection { try await body($0) }

@@ -53,7 +53,7 @@ extension SQLiteStore {
         let quote = try new.replyTo.map { id in
             let target = try Self.message(db, id)
             // A target elsewhere is named only to someone who may read it there.
-            let readable = try target.map {
+            let readable = target.map {
                 $0.conversationId == conversationId
                     || $0.seq <= (try? Self.readableUpTo(db, $0.conversationId, for: new.senderId)) ?? 0
             }

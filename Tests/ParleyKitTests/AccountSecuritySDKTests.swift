@@ -70,7 +70,7 @@ extension LiveServerSuites.ProfileSDKTests {
         try await signUp(alice, "alice")
         try await signUp(bob, "bob")
         let conversation = try await alice.conversations.openDirect(withUsername: "bob").id
-        try await alice.connect()
+        await alice.connect()
         var handles: [SendHandle] = []
         for index in 1...6 {
             handles.append(try await alice.sendQueue.send(.text, ["text": .string("m\(index)")], to: conversation))

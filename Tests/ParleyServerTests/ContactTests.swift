@@ -522,7 +522,7 @@ import Testing
 
     static func wordList() -> String {
         let path = temporaryDirectory() + "/words.txt"
-        FileManager.default.createFile(atPath: path, contents: Data("赌博\n".utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data("赌博\n".utf8))
         return path
     }
 }

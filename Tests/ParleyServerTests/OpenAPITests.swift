@@ -59,6 +59,6 @@ import Testing
             parts.frameHandlers.types
                 == Set(ClientFrameType.allCases.filter { !connectionFrames.contains($0) }.map(\.rawValue)),
             "every request frame but the connection's own has exactly one feature handler")
-        try await store.close()
+        try store.close()
     }
 }

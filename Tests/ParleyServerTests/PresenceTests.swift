@@ -161,7 +161,7 @@ import Testing
             let ghost = try SQLiteStore(directory: directory)
             let heardAt = Int64(Date().timeIntervalSince1970 * 1000)
             _ = try await ghost.updatePresence(node: "ghost", connected: [bob.id], disconnected: [], at: heardAt)
-            try await ghost.close()
+            try ghost.close()
             let friends: PresenceList = try await api.call(.get, "/v1/presence", token: alice.token)
             // Only an answer within the node timeout of the ghost's write can show it alive: a
             // stalled machine (the start of a full run stalls tests for 20 s or more) may

@@ -62,7 +62,7 @@ import Testing
         await tracker.flush()
         #expect(try told(fanOut) == [Presence(userId: bob, status: .online)])
         #expect(fanOut.sent.map(\.recipients) == [[alice]])
-        try await store.close()
+        try store.close()
     }
 
     @Test func aNodeThatWasSweptWritesItsUsersAgain() async throws {
@@ -79,6 +79,6 @@ import Testing
         await tracker.heartbeat()
         await tracker.flush()
         #expect(try await store.presence(of: [bob], for: alice).map(\.status) == [.online])
-        try await store.close()
+        try store.close()
     }
 }

@@ -224,12 +224,12 @@ public actor ConnectionManager {
                     switch frame.type {
                     case ServerFrameType.ready.rawValue, ServerFrameType.pong.rawValue,
                         ServerFrameType.result.rawValue, ServerFrameType.error.rawValue:
-                        await self.answered(frame, generation: generation)
+                        self.answered(frame, generation: generation)
                     default:
                         await onPush(frame)
                     }
                 case .closed(let code):
-                    await self.closed(Self.reason(forCloseCode: code), generation: generation)
+                    self.closed(Self.reason(forCloseCode: code), generation: generation)
                 }
             }
         }

@@ -31,7 +31,7 @@ public struct OutgoingFile: Sendable, Hashable, Codable {
         self.path = path
         self.field = field
         self.kind = kind
-        self.mimeType = ContentSniffer.mimeType(of: Array(head ?? Data())) ?? "application/octet-stream"
+        self.mimeType = ContentSniffer.mimeType(of: Array(head)) ?? "application/octet-stream"
         self.name = URL(fileURLWithPath: path).lastPathComponent
     }
 

@@ -18,7 +18,7 @@ struct SearchIndexer: Service {
     let logger: Logger
 
     func run() async throws {
-        let indexed = try await cancelWhenGracefulShutdown { await indexBacklog() }
+        let indexed = await cancelWhenGracefulShutdown { await indexBacklog() }
         if indexed > 0 { logger.info("Indexed earlier messages for search", metadata: ["messages": "\(indexed)"]) }
         try? await gracefulShutdown()
     }
