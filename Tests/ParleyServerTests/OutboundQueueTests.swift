@@ -4,6 +4,7 @@ import NIOCore
 import NIOEmbedded
 import ParleyCore
 import ParleyStore
+import Synchronization
 import Testing
 
 @testable import ParleyServer
@@ -14,8 +15,8 @@ import Testing
         let queue = OutboundQueue(limit: 3)
         #expect([queue.enqueue("1"), queue.enqueue("2"), queue.enqueue("3")] == [.queued, .queued, .queued])
         #expect(queue.enqueue("4") == .overflowed)
-        #expect(await queue.next() == .close(.slowConsumer, reason: "Too far behind; reconnect and sync."))
-        #expect(await queue.next() == nil)
+        #expect(queue.take() == .close(.slowConsumer, reason: "Too far behind; reconnect and sync."))
+        #expect(queue.take() == nil)
         #expect(queue.enqueue("5") == .closing)
     }
 
@@ -23,10 +24,10 @@ import Testing
         let queue = OutboundQueue(limit: 10)
         queue.enqueue("a", now: 0)
         queue.enqueue("b", now: 0)
-        #expect(await queue.next() == .frame("a", queuedAt: 0))
+        #expect(queue.take() == .frame("a", queuedAt: 0))
         queue.close(.sessionRevoked, reason: "bye")
-        #expect(await queue.next() == .close(.sessionRevoked, reason: "bye"))
-        #expect(await queue.next() == nil)
+        #expect(queue.take() == .close(.sessionRevoked, reason: "bye"))
+        #expect(queue.take() == nil)
     }
 
     @Test func aCloseThatAnswersTheClientLetsTheQueuedErrorOutFirstEvenIfTheReaderEnds() async {
@@ -35,24 +36,66 @@ import Testing
         queue.closeAfterQueued(.unauthenticated, reason: "Not authenticated.")
         #expect(queue.enqueue("later") == .closing)
         queue.finish()
-        #expect(await queue.next() == .frame("error: send an auth frame first", queuedAt: 0))
-        #expect(await queue.next() == .close(.unauthenticated, reason: "Not authenticated."))
-        #expect(await queue.next() == nil)
+        #expect(queue.take() == .frame("error: send an auth frame first", queuedAt: 0))
+        #expect(queue.take() == .close(.unauthenticated, reason: "Not authenticated."))
+        #expect(queue.take() == nil)
     }
 
     @Test func finishingWithoutACloseDropsWhatIsQueued() async {
         let queue = OutboundQueue(limit: 10)
         queue.enqueue("a", now: 0)
         queue.finish()
-        #expect(await queue.next() == nil)
+        #expect(queue.take() == nil)
     }
 
-    @Test func aWaitingWriterIsWokenByTheNextFrame() async throws {
+    @Test func aWriterRunsOnlyWhileThereIsSomethingToWrite() {
         let queue = OutboundQueue(limit: 10)
-        async let item = queue.next()
-        try await Task.sleep(for: .milliseconds(20))
-        queue.enqueue("late", now: 7)
-        #expect(await item == .frame("late", queuedAt: 7))
+        let starts = Mutex(0)
+        queue.enqueue("before", now: 1)
+        queue.startWriters { starts.withLock { $0 += 1 } }
+        #expect(starts.withLock { $0 } == 1, "work that waited for the socket starts a writer at once")
+        queue.enqueue("while writing", now: 2)
+        #expect(starts.withLock { $0 } == 1, "a running writer takes it: no second writer")
+        #expect(queue.take() == .frame("before", queuedAt: 1))
+        #expect(queue.take() == .frame("while writing", queuedAt: 2))
+        #expect(queue.take() == nil)
+        queue.enqueue("later", now: 3)
+        #expect(starts.withLock { $0 } == 2, "the writer stopped when it ran dry; the next frame starts another")
+        #expect(queue.take() == .frame("later", queuedAt: 3))
+        #expect(queue.take() == nil)
+        queue.close(.sessionRevoked, reason: "bye")
+        #expect(starts.withLock { $0 } == 3, "a close is work too")
+        #expect(queue.take() == .close(.sessionRevoked, reason: "bye"))
+        #expect(queue.take() == nil)
+        queue.enqueue("after the close")
+        queue.finish()
+        #expect(starts.withLock { $0 } == 3, "a closed queue starts no writer")
+    }
+
+    @Test func finishingWaitsForTheWriterToWriteTheCloseItKept() async throws {
+        let queue = OutboundQueue(limit: 10)
+        let socket = SlowSocket()
+        queue.startWriters {
+            Task { while let item = queue.take() { await socket.write(item) } }
+        }
+        queue.enqueue("error: send an auth frame first", now: 0)
+        queue.closeAfterQueued(.unauthenticated, reason: "Not authenticated.")
+        await queue.finishAndWaitForWriter()
+        #expect(
+            await socket.written == [
+                .frame("error: send an auth frame first", queuedAt: 0),
+                .close(.unauthenticated, reason: "Not authenticated."),
+            ])
+    }
+
+    /// A socket that takes a while for each write.
+    actor SlowSocket {
+        private(set) var written: [OutboundQueue.Item] = []
+
+        func write(_ item: OutboundQueue.Item) async {
+            try? await Task.sleep(for: .milliseconds(30))
+            written.append(item)
+        }
     }
 
     @Test func hubFanOutSkipsTheOriginAndCutsOffOnlyTheStuckConnection() throws {
@@ -97,7 +140,7 @@ import Testing
         }
         try await fanOut.send(Signal(type: "typing", recipients: [UserID(1)], payload: .object(["conversationId": 7])))
         for device in [phone, laptop] {
-            guard case .frame(let text, _)? = await device.queue.next() else {
+            guard case .frame(let text, _)? = device.queue.take() else {
                 Issue.record("no frame")
                 continue
             }
