@@ -82,8 +82,21 @@ struct Chat: AsyncParsableCommand {
         case .connecting: "connecting…"
         case .reconnecting(let attempt): "reconnecting, attempt \(attempt)…"
         case .unreachable: "cannot reach the server; still trying"
-        case .offline(let reason?): "offline: \(reason)"
+        case .offline(let reason?): describe(reason)
         case .offline(nil): "offline"
+        }
+    }
+
+    private func describe(_ reason: ConnectionStateMachine.CloseReason) -> String {
+        switch reason {
+        case .user: "offline"
+        case .timeout: "offline: the server took too long to answer"
+        case .serverClosed(let code?): "offline: the server closed the connection (code \(code))"
+        case .serverClosed(nil): "offline: the server closed the connection"
+        case .noPong: "offline: the server stopped answering"
+        case .networkError: "offline: the connection broke"
+        case .authRejected: "signed out: the server no longer accepts this login; run `parley login`"
+        case .sessionRevoked: "signed out: this device's session was ended; run `parley login`"
         }
     }
 }

@@ -176,6 +176,18 @@ import Testing
         await server.stop()
     }
 
+    @Test func chatSaysInWordsWhyItWentOffline() async throws {
+        let server = try await InProcessServer.start()
+        let (_, bob) = try await Self.aliceAndBob(on: server)
+        let chat = try bob.start(["chat", "alice"])
+        defer { chat.terminate() }
+        try await chat.waitForOutput("(connected)")
+        try await bob.succeed(["logout"])
+        try await chat.waitForOutput("(signed out: this device's session was ended; run `parley login`)")
+        #expect(!chat.output.contains("sessionRevoked"), "\(chat.output)")
+        await server.stop()
+    }
+
     /// Messages sent while the chat was reconnecting arrive by sync: each is printed once, and
     /// one printed after a later one (the summary's last message comes before the hole fill)
     /// says it is earlier, with its number.
