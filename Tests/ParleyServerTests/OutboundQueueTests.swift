@@ -67,9 +67,94 @@ import Testing
         #expect(starts.withLock { $0 } == 3, "a close is work too")
         #expect(queue.take() == .close(.sessionRevoked, reason: "bye"))
         #expect(queue.take() == nil)
-        queue.enqueue("after the close")
-        queue.finish()
+        #expect(queue.enqueue("after the close") == .closing)
         #expect(starts.withLock { $0 } == 3, "a closed queue starts no writer")
+    }
+
+    @Test func aFinishedQueueStartsNoWriterAndDropsWhatItCannotWrite() {
+        let queue = OutboundQueue(limit: 10)
+        let starts = Mutex(0)
+        queue.startWriters { starts.withLock { $0 += 1 } }
+        queue.enqueue("a", now: 0)
+        #expect(queue.take() == .frame("a", queuedAt: 0))
+        queue.enqueue("b", now: 0)  // the writer, still running, has not taken it yet
+        queue.finish()
+        #expect(queue.count == 0, "no close to write them before: the frames go")
+        #expect(queue.take() == nil)
+        #expect(queue.enqueue("c") == .closing)
+        queue.close(.sessionRevoked, reason: "bye")
+        #expect(queue.take() == nil)
+        #expect(starts.withLock { $0 } == 1)
+    }
+
+    @Test func afterAFailedWriteNothingMoreGoesOutNotEvenTheClose() async {
+        let queue = OutboundQueue(limit: 10)
+        queue.startWriters {}
+        queue.enqueue("error: send an auth frame first", now: 0)
+        queue.enqueue("never written", now: 0)
+        queue.closeAfterQueued(.unauthenticated, reason: "Not authenticated.")
+        #expect(queue.take() == .frame("error: send an auth frame first", queuedAt: 0))
+        queue.abandon()  // writing it failed
+        #expect(queue.take() == nil)
+        await queue.finishAndWaitForWriter()  // the writer stopped: this returns
+    }
+
+    /// Producers on many threads, one writer at a time: every frame is written once, each
+    /// producer's in the order it queued them, and no wake-up is lost.
+    @Test func concurrentProducersLoseNoFrameAndNeverRunTwoWriters() async throws {
+        let producers = 8
+        let perProducer = 500
+        let queue = OutboundQueue(limit: producers * perProducer)
+        let socket = CountingSocket()
+        queue.startWriters {
+            Task { while let item = queue.take() { socket.write(item) } }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for producer in 0..<producers {
+                group.addTask {
+                    for index in 0..<perProducer {
+                        queue.enqueue("\(producer):\(index)")
+                        if index % 50 == 0 { await Task.yield() }
+                    }
+                }
+            }
+        }
+        for _ in 0..<500 where socket.written.count < producers * perProducer {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let written = socket.written
+        #expect(written.count == producers * perProducer)
+        for producer in 0..<producers {
+            let mine = written.filter { $0.hasPrefix("\(producer):") }
+            #expect(mine == (0..<perProducer).map { "\(producer):\($0)" })
+        }
+        #expect(socket.mostWritersAtOnce == 1)
+        await queue.finishAndWaitForWriter()
+    }
+
+    /// Records what writers take, and how many wrote at once.
+    final class CountingSocket: Sendable {
+        private struct State {
+            var written: [String] = []
+            var writing = 0
+            var mostAtOnce = 0
+        }
+        private let state = Mutex(State())
+
+        var written: [String] { state.withLock { $0.written } }
+        var mostWritersAtOnce: Int { state.withLock { $0.mostAtOnce } }
+
+        func write(_ item: OutboundQueue.Item) {
+            guard case .frame(let text, _) = item else { return }
+            state.withLock {
+                $0.writing += 1
+                $0.mostAtOnce = max($0.mostAtOnce, $0.writing)
+            }
+            state.withLock {
+                $0.written.append(text)
+                $0.writing -= 1
+            }
+        }
     }
 
     @Test func finishingWaitsForTheWriterToWriteTheCloseItKept() async throws {

@@ -116,10 +116,22 @@ final class OutboundQueue: Sendable {
     func finish() {
         let writer = state.withLock { state -> (@Sendable () -> Void)? in
             state.finished = true
+            if state.close == nil { state.frames.removeAll() }
             defer { state.startWriter = nil }
             return state.claimWriter()
         }
         writer?()
+    }
+
+    /// Ends the queue after a write failed: nothing more goes out, not even a requested
+    /// close, so the writer's next ``take()`` answers nil.
+    func abandon() {
+        state.withLock { state in
+            state.finished = true
+            state.close = nil
+            state.frames.removeAll()
+            state.startWriter = nil
+        }
     }
 
     /// Ends the queue (``finish()``) and returns once no writer runs: the close it kept, if

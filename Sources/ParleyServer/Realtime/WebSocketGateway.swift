@@ -55,20 +55,29 @@ struct WebSocketGateway: Sendable {
             Task { await Self.write(connection, to: outbound, metrics: metrics, logger: logger) }
         }
         hub.register(connection)
-        defer { hub.unregister(connection) }
+        defer {
+            hub.unregister(connection)
+            connection.queue.finish()
+        }
         if let token = context.request.bearerToken ?? context.request.uri.queryParameters.get("access_token") {
             await authenticate(connection, token: token, requestId: nil)
         }
         let readError: (any Error)? = await withGracefulShutdownHandler {
-            await read(inbound, on: connection, logger: context.logger)
+            let readError = await read(inbound, on: connection, logger: context.logger)
+            // The writer must be done before the WebSocket layer closes the socket: a close the
+            // queue kept (an error's) goes out first. A cancelled connection does not wait for
+            // a peer that is not reading: closing the channel fails the write in progress.
+            await withTaskCancellationHandler {
+                await connection.queue.finishAndWaitForWriter()
+            } onCancel: {
+                connection.abort()
+            }
+            return readError
         } onGracefulShutdown: {
             // The WebSocket layer sends the close frame (1000); the peer gets the close timeout
             // to answer it.
             connection.abort(after: Self.closeTimeout)
         }
-        // The writer must be done before the WebSocket layer closes the socket: a close the
-        // queue kept (an error's) goes out first.
-        await connection.queue.finishAndWaitForWriter()
         if let readError { throw readError }
     }
 
@@ -115,7 +124,7 @@ struct WebSocketGateway: Sendable {
     /// Writes what the queue holds until it has nothing more, then ends: the queue starts
     /// another writer when more comes. Each write is noted on the connection, so the hub's
     /// sweep can abort a peer that stopped reading. After a failed write nothing more is
-    /// written (``OutboundQueue/finish()``).
+    /// written (``OutboundQueue/abandon()``).
     private static func write(
         _ connection: GatewayConnection, to outbound: WebSocketOutboundWriter, metrics: ServerMetrics, logger: Logger
     ) async {
@@ -134,7 +143,7 @@ struct WebSocketGateway: Sendable {
                 }
             } catch {
                 logger.debug("WebSocket write ended", metadata: ["error": "\(error)"])
-                queue.finish()
+                queue.abandon()
             }
         }
     }
