@@ -85,15 +85,30 @@ public final class InProcessServer: Sendable {
     }
 }
 
-/// A loopback port nobody listens on right now.
+/// A loopback port nobody listens on right now, for a server that stops and starts again on
+/// it (or for nothing to listen on).
+///
+/// It is drawn below Linux's ephemeral range (32768–60999), where the kernel never picks the
+/// source port of an outgoing connection. A port from that range, free while its server is
+/// down, could meanwhile become some client's source port, or the port of a connection to
+/// itself (TCP's self-connect, when the port is dialled while nothing listens), and the
+/// restarted server could not bind it: a chaos run once failed that way.
 public func freePort() throws -> Int {
-    let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-        .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-        .bind(host: "127.0.0.1", port: 0).wait()
-    let port = channel.localAddress?.port ?? 0
-    try channel.close().wait()
-    return port
+    for _ in 0..<200 {
+        let port = Int.random(in: 20_000..<32_768)
+        guard
+            let channel = try? ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+                .bind(host: "127.0.0.1", port: port).wait()
+        else { continue }
+        try channel.close().wait()
+        return port
+    }
+    throw FreePortError()
 }
+
+/// No port below the ephemeral range was free in 200 tries.
+public struct FreePortError: Error {}
 
 /// A fresh empty directory under the system's temporary directory.
 public func temporaryDirectory() -> String {
