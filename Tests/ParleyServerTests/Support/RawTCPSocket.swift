@@ -44,6 +44,31 @@ final class RawTCPSocket: @unchecked Sendable {
         }
     }
 
+    /// Asks for a WebSocket on `/v1/ws`, authenticated in the request by `token` when one is
+    /// given (the server then answers 101 and sends `ready` on the socket).
+    func sendWebSocketUpgrade(token: String?) {
+        send(
+            "GET /v1/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                + (token.map { "Authorization: Bearer \($0)\r\n" } ?? "") + "\r\n")
+    }
+
+    /// Reads until the end of an HTTP response head and answers its status line; nil when the
+    /// connection ended or `timeout` passed first. What follows the head in the same read is
+    /// dropped.
+    func readResponseStatus(within timeout: Duration) async -> String? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var received: [UInt8] = []
+        while clock.now < deadline {
+            guard let bytes = await read(timeout: .milliseconds(100)) else { return nil }
+            received += bytes
+            let text = String(decoding: received, as: UTF8.self)
+            if text.contains("\r\n\r\n") { return text.components(separatedBy: "\r\n").first }
+        }
+        return nil
+    }
+
     /// Reads what is available within `timeout`, up to `limit` bytes; nil at end of stream
     /// or on a reset, empty when nothing came. Waits on a thread of its own, so that the
     /// in-process server's tasks keep the cooperative pool.

@@ -13,10 +13,7 @@ final class RawWebSocketPinger: Sendable {
     /// Upgrades a connection with `token` and starts writing `frame()` every `interval`.
     init(port: Int, token: String, interval: Duration, frame: @escaping @Sendable (Int) -> [UInt8]) throws {
         socket = try RawTCPSocket(port: port)
-        socket.send(
-            "GET /v1/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-                + "Authorization: Bearer \(token)\r\n\r\n")
+        socket.sendWebSocketUpgrade(token: token)
         let thread = Thread { [self] in
             var index = 0
             while self.running.load(ordering: .relaxed) {
