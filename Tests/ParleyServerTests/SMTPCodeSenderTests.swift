@@ -14,6 +14,11 @@ struct SMTPCodeSenderTests {
     static let maildir: String? = variable("PARLEY_TEST_SMTP_MAILDIR")
     static let hasServer: Bool = serverURL != nil && maildir != nil
 
+    /// A hang guard, not the product's 30 s: the suite starts hundreds of tests at once, and
+    /// for its first half-minute a continuation can wait that long for a thread, so a whole
+    /// exchange with the test mail server ran out of its 30 s in a run on a loaded machine.
+    static let timeout = TimeAmount.seconds(120)
+
     static func variable(_ name: String) -> String? {
         ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
     }
@@ -227,7 +232,7 @@ struct SMTPCodeSenderTests {
     func aCodeIsDeliveredOverSTARTTLSWithAUTH() async throws {
         let to = recipient()
         let message = code(to: to)
-        try await SMTPCodeSender(url: try #require(Self.serverURL)).send(message)
+        try await SMTPCodeSender(url: try #require(Self.serverURL), timeout: Self.timeout).send(message)
         let filed = try #require(try filed(containing: to).first)
         #expect(filed.contains("RCPT TO: \(to)\n") && filed.contains("MAIL FROM: parley@localhost\n"))
         #expect(filed.contains("Subject: \(message.subject)\r\n") && filed.contains(message.code))
@@ -239,7 +244,7 @@ struct SMTPCodeSenderTests {
         let url = try serverURL { $0.password = "wrong-password" }
         let to = recipient()
         let error = try await #require(throws: SMTPError.self) {
-            try await SMTPCodeSender(url: url).send(code(to: to))
+            try await SMTPCodeSender(url: url, timeout: Self.timeout).send(code(to: to))
         }
         #expect(error.step == "AUTH" && error.replyCode == 535, "\(error)")
         #expect(error.description.contains("AUTH") && error.description.contains("535"))
@@ -255,7 +260,7 @@ struct SMTPCodeSenderTests {
         }
         let to = recipient()
         let error = try await #require(throws: SMTPError.self) {
-            try await SMTPCodeSender(url: url).send(code(to: to))
+            try await SMTPCodeSender(url: url, timeout: Self.timeout).send(code(to: to))
         }
         #expect(error.step == "AUTH", "\(error)")
         #expect(try filed(containing: to).isEmpty)
@@ -266,7 +271,7 @@ struct SMTPCodeSenderTests {
         let url = try serverURL { $0.queryItems = ($0.queryItems ?? []).filter { $0.name != "ca" } }
         let to = recipient()
         let error = try await #require(throws: SMTPError.self) {
-            try await SMTPCodeSender(url: url).send(code(to: to))
+            try await SMTPCodeSender(url: url, timeout: Self.timeout).send(code(to: to))
         }
         #expect(error.step == "TLS" && error.message.contains("CERTIFICATE_VERIFY_FAILED"), "\(error)")
         #expect(try filed(containing: to).isEmpty)

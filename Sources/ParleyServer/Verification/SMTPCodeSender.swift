@@ -7,12 +7,12 @@ import NIOSSL
 ///
 /// Each code takes one connection: EHLO, STARTTLS (required unless the URL says `tls=none`),
 /// AUTH PLAIN or LOGIN when the URL has a user, then MAIL FROM, RCPT TO and DATA with a plain
-/// UTF-8 message, and QUIT. All of it within 30 seconds; any refusal throws an ``SMTPError``
-/// that names the step and the server's reply.
+/// UTF-8 message, and QUIT. All of it within a time limit (30 seconds unless told); any refusal
+/// throws an ``SMTPError`` that names the step and the server's reply.
 public struct SMTPCodeSender: CodeSender {
-    static let timeout = TimeAmount.seconds(30)
-
     let settings: SMTPSettings
+    /// How long one code's whole exchange may take before its connection is closed.
+    let timeout: TimeAmount
     private let tls: SMTPConnection.TLS?
 
     /// Reads the mail server's URL: `smtp://USER:PASSWORD@HOST:PORT?from=ADDRESS` with
@@ -20,9 +20,14 @@ public struct SMTPCodeSender: CodeSender {
     /// only on a loopback host), and `ca=/path/ca.pem` (roots to trust besides the system's);
     /// or `smtps://…` for TLS from the first byte. Ports default to 587 and 465. User and
     /// password are percent-encoded; the password may come from `PARLEY_SMTP_PASSWORD` instead.
-    /// Throws an ``SMTPError`` naming the part of the URL that is wrong.
-    public init(url: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    /// Throws an ``SMTPError`` naming the part of the URL that is wrong. `timeout` bounds each
+    /// code's whole exchange.
+    public init(
+        url: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+        timeout: TimeAmount = .seconds(30)
+    ) throws {
         settings = try SMTPSettings(url: url, environment: environment)
+        self.timeout = timeout
         guard settings.security != .none else {
             tls = nil
             return
@@ -41,7 +46,7 @@ public struct SMTPCodeSender: CodeSender {
             messageID: SMTPMessage.newMessageID(from: settings.from))
         try await SMTPConnection.withConnection(
             host: settings.host, port: settings.port, tls: settings.security == .implicitTLS ? tls : nil,
-            timeout: Self.timeout
+            timeout: timeout
         ) { connection in
             try await deliver(email, on: &connection)
         }
