@@ -102,7 +102,12 @@ final class CLISession: Sendable {
     }
 
     /// Waits until standard output contains `text` (it must appear while the process runs).
-    func waitForOutput(_ text: String, timeout: Duration = .seconds(30)) async throws {
+    ///
+    /// The limit is a hang guard. `parley chat` prints nothing before its catch-up and the
+    /// opening of its conversation are done. A traced run of the PostgreSQL suite, with every
+    /// suite's servers and Chromium busy at once, took 24 s over those four requests: they took
+    /// 8, 12.5, 2 and 1.3 s to be answered. A 30 s limit failed there.
+    func waitForOutput(_ text: String, timeout: Duration = .seconds(120)) async throws {
         let deadline = ContinuousClock.now + timeout
         while !output.contains(text) {
             guard ContinuousClock.now < deadline else {
@@ -117,7 +122,7 @@ final class CLISession: Sendable {
     /// `timeout` counts from the spawn, and a process that has exited counts as ended even
     /// before the task that reaps it runs: on a loaded machine the cooperative pool, which
     /// spawns and reaps, can stall for tens of seconds, and that is not the process hanging.
-    func waitForExit(timeout: Duration = .seconds(60)) async throws -> Int32 {
+    func waitForExit(timeout: Duration = .seconds(180)) async throws -> Int32 {
         let clock = ContinuousClock()
         let spawnBound = clock.now + .seconds(300)
         var deadline: ContinuousClock.Instant?

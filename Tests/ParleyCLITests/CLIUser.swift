@@ -22,8 +22,10 @@ struct CLIUser: Sendable {
         var description: String { "exit \(status); stdout: \(output); stderr: \(errors)" }
     }
 
-    /// Runs `parley <arguments> --server … --home …` to its end.
-    func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> Outcome {
+    /// Runs `parley <arguments> --server … --home …` to its end. The limit is a hang guard (see
+    /// ``CLISession/waitForOutput(_:timeout:)``): a command that sent a 5 MiB file once took
+    /// over 60 s, 26 s of it in the catch-up every command begins with.
+    func run(_ arguments: [String], timeout: Duration = .seconds(180)) async throws -> Outcome {
         let session = try start(arguments)
         session.endInput()
         do {
