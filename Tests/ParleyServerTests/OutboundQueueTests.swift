@@ -4,6 +4,7 @@ import NIOCore
 import NIOEmbedded
 import ParleyCore
 import ParleyStore
+import Synchronization
 import Testing
 
 @testable import ParleyServer
@@ -14,8 +15,8 @@ import Testing
         let queue = OutboundQueue(limit: 3)
         #expect([queue.enqueue("1"), queue.enqueue("2"), queue.enqueue("3")] == [.queued, .queued, .queued])
         #expect(queue.enqueue("4") == .overflowed)
-        #expect(await queue.next() == .close(.slowConsumer, reason: "Too far behind; reconnect and sync."))
-        #expect(await queue.next() == nil)
+        #expect(queue.take() == .close(.slowConsumer, reason: "Too far behind; reconnect and sync."))
+        #expect(queue.take() == nil)
         #expect(queue.enqueue("5") == .closing)
     }
 
@@ -23,10 +24,10 @@ import Testing
         let queue = OutboundQueue(limit: 10)
         queue.enqueue("a", now: 0)
         queue.enqueue("b", now: 0)
-        #expect(await queue.next() == .frame("a", queuedAt: 0))
+        #expect(queue.take() == .frame("a", queuedAt: 0))
         queue.close(.sessionRevoked, reason: "bye")
-        #expect(await queue.next() == .close(.sessionRevoked, reason: "bye"))
-        #expect(await queue.next() == nil)
+        #expect(queue.take() == .close(.sessionRevoked, reason: "bye"))
+        #expect(queue.take() == nil)
     }
 
     @Test func aCloseThatAnswersTheClientLetsTheQueuedErrorOutFirstEvenIfTheReaderEnds() async {
@@ -35,24 +36,151 @@ import Testing
         queue.closeAfterQueued(.unauthenticated, reason: "Not authenticated.")
         #expect(queue.enqueue("later") == .closing)
         queue.finish()
-        #expect(await queue.next() == .frame("error: send an auth frame first", queuedAt: 0))
-        #expect(await queue.next() == .close(.unauthenticated, reason: "Not authenticated."))
-        #expect(await queue.next() == nil)
+        #expect(queue.take() == .frame("error: send an auth frame first", queuedAt: 0))
+        #expect(queue.take() == .close(.unauthenticated, reason: "Not authenticated."))
+        #expect(queue.take() == nil)
     }
 
     @Test func finishingWithoutACloseDropsWhatIsQueued() async {
         let queue = OutboundQueue(limit: 10)
         queue.enqueue("a", now: 0)
         queue.finish()
-        #expect(await queue.next() == nil)
+        #expect(queue.take() == nil)
     }
 
-    @Test func aWaitingWriterIsWokenByTheNextFrame() async throws {
+    @Test func aWriterRunsOnlyWhileThereIsSomethingToWrite() {
         let queue = OutboundQueue(limit: 10)
-        async let item = queue.next()
-        try await Task.sleep(for: .milliseconds(20))
-        queue.enqueue("late", now: 7)
-        #expect(await item == .frame("late", queuedAt: 7))
+        let starts = Mutex(0)
+        queue.enqueue("before", now: 1)
+        queue.startWriters { starts.withLock { $0 += 1 } }
+        #expect(starts.withLock { $0 } == 1, "work that waited for the socket starts a writer at once")
+        queue.enqueue("while writing", now: 2)
+        #expect(starts.withLock { $0 } == 1, "a running writer takes it: no second writer")
+        #expect(queue.take() == .frame("before", queuedAt: 1))
+        #expect(queue.take() == .frame("while writing", queuedAt: 2))
+        #expect(queue.take() == nil)
+        queue.enqueue("later", now: 3)
+        #expect(starts.withLock { $0 } == 2, "the writer stopped when it ran dry; the next frame starts another")
+        #expect(queue.take() == .frame("later", queuedAt: 3))
+        #expect(queue.take() == nil)
+        queue.close(.sessionRevoked, reason: "bye")
+        #expect(starts.withLock { $0 } == 3, "a close is work too")
+        #expect(queue.take() == .close(.sessionRevoked, reason: "bye"))
+        #expect(queue.take() == nil)
+        #expect(queue.enqueue("after the close") == .closing)
+        #expect(starts.withLock { $0 } == 3, "a closed queue starts no writer")
+    }
+
+    @Test func aFinishedQueueStartsNoWriterAndDropsWhatItCannotWrite() {
+        let queue = OutboundQueue(limit: 10)
+        let starts = Mutex(0)
+        queue.startWriters { starts.withLock { $0 += 1 } }
+        queue.enqueue("a", now: 0)
+        #expect(queue.take() == .frame("a", queuedAt: 0))
+        queue.enqueue("b", now: 0)  // the writer, still running, has not taken it yet
+        queue.finish()
+        #expect(queue.count == 0, "no close to write them before: the frames go")
+        #expect(queue.take() == nil)
+        #expect(queue.enqueue("c") == .closing)
+        queue.close(.sessionRevoked, reason: "bye")
+        #expect(queue.take() == nil)
+        #expect(starts.withLock { $0 } == 1)
+    }
+
+    @Test func afterAFailedWriteNothingMoreGoesOutNotEvenTheClose() async {
+        let queue = OutboundQueue(limit: 10)
+        queue.startWriters {}
+        queue.enqueue("error: send an auth frame first", now: 0)
+        queue.enqueue("never written", now: 0)
+        queue.closeAfterQueued(.unauthenticated, reason: "Not authenticated.")
+        #expect(queue.take() == .frame("error: send an auth frame first", queuedAt: 0))
+        queue.abandon()  // writing it failed
+        #expect(queue.take() == nil)
+        await queue.finishAndWaitForWriter()  // the writer stopped: this returns
+    }
+
+    /// Producers on many threads, one writer at a time: every frame is written once, each
+    /// producer's in the order it queued them, and no wake-up is lost.
+    @Test func concurrentProducersLoseNoFrameAndNeverRunTwoWriters() async throws {
+        let producers = 8
+        let perProducer = 500
+        let queue = OutboundQueue(limit: producers * perProducer)
+        let socket = CountingSocket()
+        queue.startWriters {
+            Task { while let item = queue.take() { socket.write(item) } }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for producer in 0..<producers {
+                group.addTask {
+                    for index in 0..<perProducer {
+                        queue.enqueue("\(producer):\(index)")
+                        if index % 50 == 0 { await Task.yield() }
+                    }
+                }
+            }
+        }
+        for _ in 0..<500 where socket.written.count < producers * perProducer {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let written = socket.written
+        #expect(written.count == producers * perProducer)
+        for producer in 0..<producers {
+            let mine = written.filter { $0.hasPrefix("\(producer):") }
+            #expect(mine == (0..<perProducer).map { "\(producer):\($0)" })
+        }
+        #expect(socket.mostWritersAtOnce == 1)
+        await queue.finishAndWaitForWriter()
+    }
+
+    /// Records what writers take, and how many wrote at once.
+    final class CountingSocket: Sendable {
+        private struct State {
+            var written: [String] = []
+            var writing = 0
+            var mostAtOnce = 0
+        }
+        private let state = Mutex(State())
+
+        var written: [String] { state.withLock { $0.written } }
+        var mostWritersAtOnce: Int { state.withLock { $0.mostAtOnce } }
+
+        func write(_ item: OutboundQueue.Item) {
+            guard case .frame(let text, _) = item else { return }
+            state.withLock {
+                $0.writing += 1
+                $0.mostAtOnce = max($0.mostAtOnce, $0.writing)
+            }
+            state.withLock {
+                $0.written.append(text)
+                $0.writing -= 1
+            }
+        }
+    }
+
+    @Test func finishingWaitsForTheWriterToWriteTheCloseItKept() async throws {
+        let queue = OutboundQueue(limit: 10)
+        let socket = SlowSocket()
+        queue.startWriters {
+            Task { while let item = queue.take() { await socket.write(item) } }
+        }
+        queue.enqueue("error: send an auth frame first", now: 0)
+        queue.closeAfterQueued(.unauthenticated, reason: "Not authenticated.")
+        await queue.finishAndWaitForWriter()
+        #expect(
+            await socket.written == [
+                .frame("error: send an auth frame first", queuedAt: 0),
+                .close(.unauthenticated, reason: "Not authenticated."),
+            ])
+    }
+
+    /// A socket that takes a while for each write.
+    actor SlowSocket {
+        private(set) var written: [OutboundQueue.Item] = []
+
+        func write(_ item: OutboundQueue.Item) async {
+            try? await Task.sleep(for: .milliseconds(30))
+            written.append(item)
+        }
     }
 
     @Test func hubFanOutSkipsTheOriginAndCutsOffOnlyTheStuckConnection() throws {
@@ -97,7 +225,7 @@ import Testing
         }
         try await fanOut.send(Signal(type: "typing", recipients: [UserID(1)], payload: .object(["conversationId": 7])))
         for device in [phone, laptop] {
-            guard case .frame(let text, _)? = await device.queue.next() else {
+            guard case .frame(let text, _)? = device.queue.take() else {
                 Issue.record("no frame")
                 continue
             }

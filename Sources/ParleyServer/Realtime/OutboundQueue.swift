@@ -11,6 +11,11 @@ import Synchronization
 /// ``CloseCode/slowConsumer``. Nothing is lost by that: the client resyncs from its cursor.
 /// A close request overtakes queued frames, unless it is one that answers the client
 /// (``closeAfterQueued(_:reason:)``: the error frame saying why goes out first).
+///
+/// A writer runs only while there is something to write: the queue starts one (see
+/// ``startWriters(with:)``) when work arrives and none runs, and the writer takes items
+/// until ``take()`` answers nil. An idle socket so keeps no writer task, nor the stack that
+/// task's writes grew.
 final class OutboundQueue: Sendable {
     enum Item: Sendable, Equatable {
         /// A frame and when it was queued (monotonic nanoseconds), for delivery latency.
@@ -31,18 +36,29 @@ final class OutboundQueue: Sendable {
         /// A close requested and not yet handed to the writer.
         var close: Item?
         var finished = false
-        var waiter: CheckedContinuation<Item?, Never>?
+        /// Starts a writer; nil until the socket can be written, and again once finished.
+        var startWriter: (@Sendable () -> Void)?
+        /// Whether a writer runs: started, and not yet answered nil by ``take()``.
+        var writing = false
+        /// Those waiting for the writer to stop (``finishAndWaitForWriter()``).
+        var writerWaiters: [CheckedContinuation<Void, Never>] = []
 
-        /// Records a close request; answers the waiting writer to hand `close` to, if any.
-        mutating func requestClose(_ close: Item, droppingQueued: Bool) -> CheckedContinuation<Item?, Never>? {
+        /// Whether the writer has anything left to take.
+        var hasWork: Bool { close != nil || (!finished && !frames.isEmpty) }
+
+        /// Answers the writer to start, marking it running, when there is work and none runs.
+        mutating func claimWriter() -> (@Sendable () -> Void)? {
+            guard !writing, hasWork, let startWriter else { return nil }
+            writing = true
+            return startWriter
+        }
+
+        /// Records a close request; answers the writer to start for it, if one must be.
+        mutating func requestClose(_ close: Item, droppingQueued: Bool) -> (@Sendable () -> Void)? {
             guard self.close == nil, !finished else { return nil }
             if droppingQueued { frames.removeAll() }
-            guard let waiter = waiter.take() else {
-                self.close = close
-                return nil
-            }
-            finished = true
-            return waiter
+            self.close = close
+            return claimWriter()
         }
     }
 
@@ -51,21 +67,30 @@ final class OutboundQueue: Sendable {
 
     init(limit: Int) { self.limit = limit }
 
+    /// From now on, calls `start` whenever work arrives and no writer runs (and at once if
+    /// work is waiting). `start` begins a writer that calls ``take()`` until it answers nil.
+    func startWriters(with start: @escaping @Sendable () -> Void) {
+        let writer = state.withLock { state -> (@Sendable () -> Void)? in
+            guard !state.finished else { return nil }
+            state.startWriter = start
+            return state.claimWriter()
+        }
+        writer?()
+    }
+
     /// Queues a frame without waiting.
     @discardableResult
     func enqueue(_ frame: String, now: UInt64 = NIODeadline.now().uptimeNanoseconds) -> EnqueueResult {
-        let (result, waiter, item) = state.withLock {
-            state -> (EnqueueResult, CheckedContinuation<Item?, Never>?, Item?) in
-            guard state.close == nil, !state.finished else { return (.closing, nil, nil) }
+        let (result, writer) = state.withLock { state -> (EnqueueResult, (@Sendable () -> Void)?) in
+            guard state.close == nil, !state.finished else { return (.closing, nil) }
             if state.frames.count >= limit {
                 let close = Item.close(.slowConsumer, reason: "Too far behind; reconnect and sync.")
-                return (.overflowed, state.requestClose(close, droppingQueued: true), close)
+                return (.overflowed, state.requestClose(close, droppingQueued: true))
             }
-            if let waiter = state.waiter.take() { return (.queued, waiter, .frame(frame, queuedAt: now)) }
             state.frames.append((frame, now))
-            return (.queued, nil, nil)
+            return (.queued, state.claimWriter())
         }
-        if let waiter { waiter.resume(returning: item) }
+        writer?()
         return result
     }
 
@@ -82,18 +107,45 @@ final class OutboundQueue: Sendable {
     }
 
     private func requestClose(_ close: Item, droppingQueued: Bool) {
-        let waiter = state.withLock { $0.requestClose(close, droppingQueued: droppingQueued) }
-        waiter?.resume(returning: close)
+        let writer = state.withLock { $0.requestClose(close, droppingQueued: droppingQueued) }
+        writer?()
     }
 
-    /// Ends the queue: the writer's next call returns nil, unless a close was requested, which
-    /// still goes out after the frames it keeps.
+    /// Ends the queue: the writer takes nothing more, unless a close was requested, which
+    /// still goes out after the frames it keeps. No writer starts after that close.
     func finish() {
-        let waiter = state.withLock { state -> CheckedContinuation<Item?, Never>? in
+        let writer = state.withLock { state -> (@Sendable () -> Void)? in
             state.finished = true
-            return state.waiter.take()
+            if state.close == nil { state.frames.removeAll() }
+            defer { state.startWriter = nil }
+            return state.claimWriter()
         }
-        waiter?.resume(returning: nil)
+        writer?()
+    }
+
+    /// Ends the queue after a write failed: nothing more goes out, not even a requested
+    /// close, so the writer's next ``take()`` answers nil.
+    func abandon() {
+        state.withLock { state in
+            state.finished = true
+            state.close = nil
+            state.frames.removeAll()
+            state.startWriter = nil
+        }
+    }
+
+    /// Ends the queue (``finish()``) and returns once no writer runs: the close it kept, if
+    /// any, has been written.
+    func finishAndWaitForWriter() async {
+        finish()
+        await withCheckedContinuation { continuation in
+            let idle = state.withLock { state -> Bool in
+                guard state.writing else { return true }
+                state.writerWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
     }
 
     /// Frames waiting to be written.
@@ -102,27 +154,22 @@ final class OutboundQueue: Sendable {
     /// Whether the socket is being closed.
     var isClosing: Bool { state.withLock { $0.close != nil || $0.finished } }
 
-    /// The next item for the writer, waiting for one: queued frames, then the close if one was
-    /// requested; nil after that or once finished.
-    func next() async -> Item? {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> Item?? in
-                    if !state.finished || state.close != nil, let (frame, queuedAt) = state.frames.popFirst() {
-                        return .some(.frame(frame, queuedAt: queuedAt))
-                    }
-                    if let close = state.close.take() {
-                        state.finished = true
-                        return .some(close)
-                    }
-                    if state.finished { return .some(nil) }
-                    state.waiter = continuation
-                    return .none
-                }
-                if let ready { continuation.resume(returning: ready) }
+    /// The writer's next item: queued frames, then the close if one was requested. Nil when
+    /// there is nothing to write, and the writer must then stop: the next work starts another.
+    func take() -> Item? {
+        let (item, waiters) = state.withLock { state -> (Item?, [CheckedContinuation<Void, Never>]) in
+            if !state.finished || state.close != nil, let (frame, queuedAt) = state.frames.popFirst() {
+                return (.frame(frame, queuedAt: queuedAt), [])
             }
-        } onCancel: {
-            finish()
+            if let close = state.close.take() {
+                state.finished = true
+                return (close, [])
+            }
+            state.writing = false
+            defer { state.writerWaiters = [] }
+            return (nil, state.writerWaiters)
         }
+        for waiter in waiters { waiter.resume() }
+        return item
     }
 }

@@ -7,8 +7,8 @@ import ParleyCore
 import ParleyStore
 import ServiceLifecycle
 
-/// Runs one WebSocket connection: authentication, request frames, and the writer that
-/// drains the connection's outbound queue.
+/// Runs one WebSocket connection: authentication, request frames, and the writers that
+/// drain the connection's outbound queue while it holds something.
 ///
 /// The gateway answers `auth` and `ping` itself; every other request frame goes to the
 /// feature that registered it in ``FrameHandlers``. Requests on one socket are handled one
@@ -51,6 +51,9 @@ struct WebSocketGateway: Sendable {
         let activity = await Self.takeOver(channel, logger: context.logger)
         let connection = GatewayConnection(
             tag: hub.makeTag(), queueLimit: configuration.outboundQueueLimit, activity: activity, channel: channel)
+        connection.queue.startWriters { [metrics, logger = context.logger] in
+            Task { await Self.write(connection, to: outbound, metrics: metrics, logger: logger) }
+        }
         hub.register(connection)
         defer {
             hub.unregister(connection)
@@ -60,7 +63,16 @@ struct WebSocketGateway: Sendable {
             await authenticate(connection, token: token, requestId: nil)
         }
         let readError: (any Error)? = await withGracefulShutdownHandler {
-            await read(inbound, writingTo: outbound, on: connection, logger: context.logger)
+            let readError = await read(inbound, on: connection, logger: context.logger)
+            // The writer must be done before the WebSocket layer closes the socket: a close the
+            // queue kept (an error's) goes out first. A cancelled connection does not wait for
+            // a peer that is not reading: closing the channel fails the write in progress.
+            await withTaskCancellationHandler {
+                await connection.queue.finishAndWaitForWriter()
+            } onCancel: {
+                connection.abort()
+            }
+            return readError
         } onGracefulShutdown: {
             // The WebSocket layer sends the close frame (1000); the peer gets the close timeout
             // to answer it.
@@ -72,36 +84,27 @@ struct WebSocketGateway: Sendable {
     /// How long a peer sent a close frame has to answer it before its socket is closed.
     static let closeTimeout: Duration = .seconds(5)
 
-    /// Reads request frames until the socket or the queue closes, with the queue's writer
-    /// beside it; answers the error that ended the read, if one did.
-    private func read(
-        _ inbound: WebSocketInboundStream, writingTo outbound: WebSocketOutboundWriter,
-        on connection: GatewayConnection,
-        logger: Logger
-    ) async -> (any Error)? {
-        await withTaskGroup(of: Void.self) { group -> (any Error)? in
-            group.addTask { await Self.write(connection, to: outbound, metrics: metrics, logger: logger) }
-            do {
-                for try await message in inbound.messages(maxSize: Limits.maxTransportFrameBytes) {
-                    guard !connection.queue.isClosing else { break }
-                    switch message {
-                    case .text(let text): await handle(text, on: connection)
-                    case .binary:
-                        reply(
-                            connection, .error, id: nil,
-                            ParleyError(.invalidJSON, "Frames must be JSON text, not binary."))
-                    }
+    /// Reads request frames until the socket or the queue closes; answers the error that
+    /// ended the read, if one did.
+    private func read(_ inbound: WebSocketInboundStream, on connection: GatewayConnection, logger: Logger) async
+        -> (any Error)?
+    {
+        do {
+            for try await message in inbound.messages(maxSize: Limits.maxTransportFrameBytes) {
+                guard !connection.queue.isClosing else { break }
+                switch message {
+                case .text(let text): await handle(text, on: connection)
+                case .binary:
+                    reply(
+                        connection, .error, id: nil,
+                        ParleyError(.invalidJSON, "Frames must be JSON text, not binary."))
                 }
-            } catch {
-                logger.debug("WebSocket read ended", metadata: ["error": "\(error)"])
-                connection.queue.finish()
-                await group.waitForAll()
-                return error
             }
-            connection.queue.finish()
-            await group.waitForAll()
-            return nil
+        } catch {
+            logger.debug("WebSocket read ended", metadata: ["error": "\(error)"])
+            return error
         }
+        return nil
     }
 
     /// Ends the HTTP timeouts of the upgraded connection and answers the record of its reads,
@@ -118,16 +121,18 @@ struct WebSocketGateway: Sendable {
         }
     }
 
-    /// Drains the queue onto the socket until it finishes or a close is requested. Each write
-    /// is noted on the connection, so the hub's sweep can abort a peer that stopped reading.
+    /// Writes what the queue holds until it has nothing more, then ends: the queue starts
+    /// another writer when more comes. Each write is noted on the connection, so the hub's
+    /// sweep can abort a peer that stopped reading. After a failed write nothing more is
+    /// written (``OutboundQueue/abandon()``).
     private static func write(
         _ connection: GatewayConnection, to outbound: WebSocketOutboundWriter, metrics: ServerMetrics, logger: Logger
     ) async {
         let queue = connection.queue
-        do {
-            while let item = await queue.next() {
-                connection.writeBegan()
-                defer { connection.writeEnded() }
+        while let item = queue.take() {
+            connection.writeBegan()
+            defer { connection.writeEnded() }
+            do {
                 switch item {
                 case .frame(let text, let queuedAt):
                     try await outbound.write(.text(text))
@@ -135,12 +140,11 @@ struct WebSocketGateway: Sendable {
                 case .close(let code, let reason):
                     try await outbound.close(WebSocketErrorCode(codeNumber: code.rawValue), reason: reason)
                     connection.abort(after: closeTimeout)
-                    return
                 }
+            } catch {
+                logger.debug("WebSocket write ended", metadata: ["error": "\(error)"])
+                queue.abandon()
             }
-        } catch {
-            logger.debug("WebSocket write ended", metadata: ["error": "\(error)"])
-            queue.finish()
         }
     }
 
