@@ -6,8 +6,11 @@ import NIOPosix
 public final class SilentServer: Sendable {
     private let channel: any Channel
 
+    /// The loopback port it listens on.
+    public var port: Int { channel.localAddress?.port ?? 0 }
+
     /// `http://127.0.0.1:<port>`.
-    public var url: String { "http://127.0.0.1:\(channel.localAddress?.port ?? 0)" }
+    public var url: String { "http://127.0.0.1:\(port)" }
 
     public init() async throws {
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)

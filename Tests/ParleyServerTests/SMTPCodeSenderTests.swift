@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOEmbedded
 import ParleyCore
+import ParleyTesting
 import Testing
 
 @testable import ParleyServer
@@ -226,6 +227,18 @@ struct SMTPCodeSenderTests {
         var components = try #require(URLComponents(string: url))
         change(&components)
         return try #require(components.string)
+    }
+
+    /// A mail server that accepts the connection and never answers fails the code at the
+    /// sender's time limit, naming the step it waited on.
+    @Test func aServerThatNeverAnswersFailsAtTheTimeLimit() async throws {
+        let silent = try await SilentServer()
+        let sender = try SMTPCodeSender(
+            url: "smtp://127.0.0.1:\(silent.port)?from=parley@localhost&tls=none", environment: [:],
+            timeout: .seconds(1))
+        let error = try await #require(throws: SMTPError.self) { try await sender.send(code(to: recipient())) }
+        #expect(error.step == "greeting" && error.message == "no answer within 1 s", "\(error)")
+        await silent.stop()
     }
 
     @Test(.enabled(if: hasServer, "needs a mail server: set PARLEY_TEST_SMTP_URL and PARLEY_TEST_SMTP_MAILDIR"))
