@@ -21,14 +21,21 @@
 #      afterwards no login from 127.0.0.1 may work for 15 minutes.
 #
 # Environment (all optional):
-#   FUZZ_MAX_EXAMPLES  examples per operation and phase (default 200: about 2 minutes in all)
-#   FUZZ_SEED          Schemathesis seed, to replay a run (default: random, printed)
+#   FUZZ_MAX_TIME      seconds the main pass spends (default 420), handed to Schemathesis'
+#                      --max-time: it splits the time over the operations so that none is
+#                      starved, keeps a share for stateful testing, and ends with its summary.
+#                      Without a budget the pass's length followed the seed and the machine:
+#                      270-360 s on an idle 2-core machine, over 600 s in one CI run.
+#   FUZZ_SESSIONS_MAX_TIME  the same for the sessions pass (default 60)
+#   FUZZ_MAX_EXAMPLES  examples per operation in one round of fuzzing (default 200; once every
+#                      operation had its round, fuzzing and stateful testing start another)
+#   FUZZ_SEED          Schemathesis seed, to replay a run (default: random, printed first)
 #   FUZZ_CHECKS        comma-separated checks (default: see CHECKS below)
 #   FUZZ_PHASES        comma-separated phases (default examples,coverage,fuzzing,stateful)
 #   FUZZ_WORKERS       Schemathesis workers (default 1: with more, Python 3.11 threads can
 #                      fail inside Hypothesis with "AST constructor recursion depth mismatch")
-#   FUZZ_TIME_LIMIT    seconds after which a pass is stopped and counted as failed (default 600:
-#                      the main pass, 84 operations, takes about 270 s on an idle 2-core machine)
+#   FUZZ_GRACE         seconds a pass may run past its budget before it is stopped and counted
+#                      as failed, as hung (default 180)
 #   FUZZ_REPORT_DIR    JUnit reports and Schemathesis' files (default .build/fuzz-report)
 set -euo pipefail
 
@@ -50,7 +57,9 @@ VENV=$ROOT/.build/fuzz-venv
 REPORT_DIR=${FUZZ_REPORT_DIR:-$ROOT/.build/fuzz-report}
 MAX_EXAMPLES=${FUZZ_MAX_EXAMPLES:-200}
 WORKERS=${FUZZ_WORKERS:-1}
-TIME_LIMIT=${FUZZ_TIME_LIMIT:-600}
+MAIN_MAX_TIME=${FUZZ_MAX_TIME:-420}
+SESSIONS_MAX_TIME=${FUZZ_SESSIONS_MAX_TIME:-60}
+GRACE=${FUZZ_GRACE:-180}
 PHASES=${FUZZ_PHASES:-examples,coverage,fuzzing,stateful}
 # not_a_server_error: no 5xx; status_code_conformance: every status is documented for the
 # operation; content_type_conformance: the Content-Type is the documented one;
@@ -193,15 +202,19 @@ log "seeded: users fuzzer, fuzzpeer (id $PEER_ID), fuzzsessions; conversations $
 # --- Schemathesis -----------------------------------------------------------------------
 mkdir -p "$REPORT_DIR"
 REPORT_DIR=$(cd "$REPORT_DIR" && pwd)
-SEED_ARGS=()
-[[ -n ${FUZZ_SEED:-} ]] && SEED_ARGS=(--seed "$FUZZ_SEED")
+# Chosen here rather than by Schemathesis, which prints its seed only at the end: a pass
+# stopped as hung can be replayed too.
+SEED=${FUZZ_SEED:-$("$PY" -c 'import random; print(random.getrandbits(64))')}
+log "seed $SEED (FUZZ_SEED=$SEED replays this run)"
 SESSION_OPERATIONS=(login refresh logout revokeSession)
 
-# run_pass NAME TOKEN FILTER...: runs Schemathesis, output in $WORK/NAME.out; returns its status.
+# run_pass NAME TOKEN SECONDS FILTER...: runs Schemathesis for SECONDS, output in
+# $WORK/NAME.out; returns its status.
 run_pass() {
-    local name=$1 token=$2
-    shift 2
-    log "pass '$name': schemathesis run (max $MAX_EXAMPLES examples per operation, phases $PHASES)"
+    local name=$1 token=$2 budget=$3
+    shift 3
+    local limit=$((budget + GRACE))
+    log "pass '$name': schemathesis run for $budget s (up to $MAX_EXAMPLES examples per operation and round, phases $PHASES)"
     local command=(
         "$VENV/bin/schemathesis" run "$BASE/openapi.yaml"
         --url "$BASE"
@@ -209,6 +222,7 @@ run_pass() {
         --checks "$CHECKS"
         --phases "$PHASES"
         --max-examples "$MAX_EXAMPLES"
+        --max-time "$budget"
         --workers "$WORKERS"
         --request-timeout 30
         --continue-on-failure
@@ -216,7 +230,7 @@ run_pass() {
         --suppress-health-check all
         --no-color
         --report junit --report-junit-path "$REPORT_DIR/$name.xml"
-        "${SEED_ARGS[@]}"
+        --seed "$SEED"
         "$@"
     )
     local status
@@ -225,14 +239,14 @@ run_pass() {
     # In the background, with `wait`, so that a signal reaches the traps at once (bash runs
     # them only after a foreground command ends); `timeout` passes a TERM on to Schemathesis.
     : >"$WORK/$name.out" # there before tail opens it
-    (cd "$REPORT_DIR" && exec timeout --kill-after=10 "$TIME_LIMIT" "${command[@]}") >"$WORK/$name.out" 2>&1 &
+    (cd "$REPORT_DIR" && exec timeout --kill-after=10 "$limit" "${command[@]}") >"$WORK/$name.out" 2>&1 &
     PASS_PID=$!
     tail -n +1 -f --pid="$PASS_PID" "$WORK/$name.out" &
     TAIL_PID=$!
     wait "$PASS_PID" && status=0 || status=$?
     wait "$TAIL_PID" || true
     PASS_PID="" TAIL_PID=""
-    [[ $status -eq 124 || $status -eq 137 ]] && log "pass '$name' was stopped after $TIME_LIMIT s"
+    [[ $status -eq 124 || $status -eq 137 ]] && log "pass '$name' was stopped as hung after $limit s"
     return "$status"
 }
 
@@ -245,9 +259,9 @@ done
 
 started=$SECONDS
 set +e
-run_pass main "$FUZZER_TOKEN" "${exclude_sessions[@]}"
+run_pass main "$FUZZER_TOKEN" "$MAIN_MAX_TIME" "${exclude_sessions[@]}"
 main_status=$?
-run_pass sessions "$SESSIONS_TOKEN" "${include_sessions[@]}"
+run_pass sessions "$SESSIONS_TOKEN" "$SESSIONS_MAX_TIME" "${include_sessions[@]}"
 sessions_status=$?
 set -e
 elapsed=$((SECONDS - started))
@@ -276,12 +290,18 @@ summary_of() {
         mode == "F" && /^Reproduce with:/ { want = 1; next }
         want && NF { sub(/^ +/, ""); print "      " $0; want = 0 }
     ' "$WORK/$1.out" || true
-    sed -n '/^=* *SUMMARY *=*$/,$p' "$WORK/$1.out" | grep -v '^\s*$' | sed 's/^/    /' || true
+    if grep -q '^=* *SUMMARY *=*$' "$WORK/$1.out"; then
+        sed -n '/^=* *SUMMARY *=*$/,$p' "$WORK/$1.out" | grep -v '^\s*$' | sed 's/^/    /' || true
+    else
+        # Stopped before its summary: the last lines say how far it got.
+        echo "    (no summary; the last lines it printed:)"
+        grep -v '^\s*$' "$WORK/$1.out" | tail -n 15 | sed 's/^/    /' || true
+    fi
 }
 {
     echo
     echo "==================== fuzz-api summary ===================="
-    echo "schemathesis $SCHEMATHESIS_VERSION, ${elapsed}s, server $BASE ($server_status)"
+    echo "schemathesis $SCHEMATHESIS_VERSION, ${elapsed}s, seed $SEED, server $BASE ($server_status)"
     echo "checks: $CHECKS"
     echo "pass 'main' (all operations but ${SESSION_OPERATIONS[*]}): $(verdict "$main_status")"
     summary_of main
