@@ -19,6 +19,11 @@ extension LiveServerSuites {
         static let messagesPerClient = Int(environment["PARLEY_CHAOS_MESSAGES"] ?? "") ?? 500
 
         @Test func everyMessageArrivesOnceAtEveryMemberDespiteDropsStallsResetsAndARestart() async throws {
+            let started = ContinuousClock.now
+            var took: [String] = []  // when each stage ended, for the closing line
+            func stageEnded(_ name: String) {
+                took.append("\(name) \(started.duration(to: .now).components.seconds) s")
+            }
             let port = try freePort()
             let data = temporaryDirectory()
             var server = try await InProcessServer.start(port: port, dataDirectory: data)
@@ -39,8 +44,10 @@ extension LiveServerSuites {
             let pairB = try await clients[2].conversations.openDirect(withUsername: "dee").id
             let directs = [pairA, pairA, pairB, pairB]
             for client in clients { await client.connect() }
-            for client in clients {
-                try await eventually {
+            // The time limits below guard against hangs; they are not speed bounds. The PostgreSQL
+            // suite starts hundreds of tests at once, and its first minutes are its slowest.
+            for (index, client) in clients.enumerated() {
+                try await eventually("\(names[index]) holds every conversation it is in", timeout: .seconds(300)) {
                     try [group, pairA, pairB].allSatisfy {
                         try client.store.conversation($0) != nil || !belongs(client, $0, group, directs, clients)
                     }
@@ -49,6 +56,7 @@ extension LiveServerSuites {
 
             let participants = clients
             let chaos = Chaos(proxy: proxy, seed: Self.seed)
+            stageEnded("set up")
             let chaosTask = Task { await chaos.run() }
             let queued = Counter()
             let senders = Task {
@@ -68,7 +76,8 @@ extension LiveServerSuites {
             }
 
             let total = Self.messagesPerClient * clients.count
-            try await eventually(timeout: .seconds(60)) { queued.current >= total / 2 }
+            try await eventually("half of the messages queued", timeout: .seconds(300)) { queued.current >= total / 2 }
+            stageEnded("half queued")
             await server.stop()
             try await Task.sleep(for: .milliseconds(400))
             server = try await InProcessServer.start(port: port, dataDirectory: data)
@@ -79,6 +88,7 @@ extension LiveServerSuites {
             try await eventually("every outbox drained", timeout: .seconds(600)) {
                 try clients.allSatisfy { try $0.store.sendingItems().isEmpty }
             }
+            stageEnded("drained")
             chaos.stop()
             await chaosTask.value
             for client in clients { await client.catchUp() }
@@ -115,7 +125,8 @@ extension LiveServerSuites {
             print(
                 "chaos: seed \(Self.seed), \(total) messages from \(clients.count) clients, \(conversationsChecked) conversations, "
                     + "\(checked) stored messages compared with the server, 1 server restart; proxy: \(stats.accepted) connections, "
-                    + "\(stats.dropped) dropped, \(stats.reset) reset, \(stats.stalled) stalled")
+                    + "\(stats.dropped) dropped, \(stats.reset) reset, \(stats.stalled) stalled; stages ended at "
+                    + took.joined(separator: ", "))
             for client in clients { await client.disconnect() }
             await proxy.stop()
             await server.stop()
