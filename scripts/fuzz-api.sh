@@ -24,12 +24,14 @@
 #   FUZZ_MAX_TIME      seconds the main pass spends (default 420), handed to Schemathesis'
 #                      --max-time: it splits the time over the operations so that none is
 #                      starved, keeps a share for stateful testing, and ends with its summary.
-#                      Without a budget the pass's length followed the seed and the machine:
-#                      270-360 s on an idle 2-core machine, over 600 s in one CI run.
+#                      Without a budget the main pass took 270-360 s on an idle 2-core
+#                      machine and over 600 s in one CI run (cause unknown: no seed was kept).
 #   FUZZ_SESSIONS_MAX_TIME  the same for the sessions pass (default 60)
 #   FUZZ_MAX_EXAMPLES  examples per operation in one round of fuzzing (default 200; once every
 #                      operation had its round, fuzzing and stateful testing start another)
-#   FUZZ_SEED          Schemathesis seed, to replay a run (default: random, printed first)
+#   FUZZ_SEED          Schemathesis seed (default: random, printed first). The same seed draws
+#                      the same examples in the same order; under a time budget a replay may
+#                      stop at another point, on a machine of another speed.
 #   FUZZ_CHECKS        comma-separated checks (default: see CHECKS below)
 #   FUZZ_PHASES        comma-separated phases (default examples,coverage,fuzzing,stateful)
 #   FUZZ_WORKERS       Schemathesis workers (default 1: with more, Python 3.11 threads can
@@ -205,7 +207,7 @@ REPORT_DIR=$(cd "$REPORT_DIR" && pwd)
 # Chosen here rather than by Schemathesis, which prints its seed only at the end: a pass
 # stopped as hung can be replayed too.
 SEED=${FUZZ_SEED:-$("$PY" -c 'import random; print(random.getrandbits(64))')}
-log "seed $SEED (FUZZ_SEED=$SEED replays this run)"
+log "seed $SEED (FUZZ_SEED=$SEED draws the same examples again)"
 SESSION_OPERATIONS=(login refresh logout revokeSession)
 
 # run_pass NAME TOKEN SECONDS FILTER...: runs Schemathesis for SECONDS, output in
