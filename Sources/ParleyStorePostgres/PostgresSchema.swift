@@ -23,6 +23,26 @@ enum PostgresSchema {
     /// turn, while stores of other schemas (test runs starting by the dozen) do not wait.
     static func migrationLock(schema: String?) -> Int64 { lock("migrations of " + (schema ?? "public")) }
 
+    /// A migration's statements and its row in `parley_migrations`, as one statement: a `DO`
+    /// block that runs each verbatim with `EXECUTE`. A fresh schema then takes one round trip
+    /// per migration instead of one per statement (about 120), which counts where dozens of
+    /// nodes, or of test servers, migrate at once.
+    static func block(_ statements: [String], recording version: Int) -> String {
+        let quote = "$parley_statement$"
+        let block = "$parley_migration$"
+        let executes = statements.map { statement in
+            precondition(
+                !statement.contains(quote) && !statement.contains(block), "A migration statement contains a quote tag.")
+            return "EXECUTE \(quote)\(statement)\(quote);"
+        }
+        return """
+            DO \(block) BEGIN
+            \(executes.joined(separator: "\n"))
+            INSERT INTO parley_migrations (version) VALUES (\(version));
+            END \(block)
+            """
+    }
+
     /// An advisory lock id for `name` (FNV-1a).
     private static func lock(_ name: String) -> Int64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -406,36 +426,28 @@ enum PostgresSchema {
         ),
     ]
 
+    /// Steps run before a migration, by version, each in a transaction of its own: what must
+    /// not hold a lock until the migration commits.
+    static let preparations: [Int: @Sendable (PostgresConnection, Logger) async -> Void] = [
+        11: createTrigramExtension
+    ]
+
     /// Steps a migration needs that SQL cannot do, run after its statements in the same
     /// transaction, by version.
     static let fills: [Int: @Sendable (PostgresConnection, Logger) async throws -> Void] = [
         11: { connection, logger in
-            // pg_trgm is database-wide. Where it is missing, one migration at a time creates
-            // it (schemas of the same database migrate concurrently); where it cannot be
-            // created (no privilege, no contrib package), search still works, by scanning the
-            // user's messages.
-            let find = """
-                SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
-                WHERE e.extname = 'pg_trgm'
-                """
+            // Without pg_trgm (``createTrigramExtension`` warned why), search still works, by
+            // scanning the user's messages.
+            guard let schema = try await trigramSchema(connection, logger: logger) else { return }
             try await connection.rows("SAVEPOINT trigram", logger: logger)
             do {
-                var schema = try await connection.rows(find, logger: logger).first?.text("nspname")
-                if schema == nil {
-                    try await connection.rows(
-                        "SELECT pg_advisory_xact_lock($1)", [.int(lock("pg_trgm"))], logger: logger)
-                    try await connection.rows("CREATE EXTENSION IF NOT EXISTS pg_trgm", logger: logger)
-                    schema = try await connection.rows(find, logger: logger).first?.text("nspname")
-                }
                 try await connection.rows(
-                    "CREATE INDEX message_text_trigrams ON message_text USING gin (folded \"\(schema ?? "public")\".gin_trgm_ops)",
+                    "CREATE INDEX message_text_trigrams ON message_text USING gin (folded \"\(schema)\".gin_trgm_ops)",
                     logger: logger)
                 try await connection.rows("RELEASE SAVEPOINT trigram", logger: logger)
             } catch {
                 try await connection.rows("ROLLBACK TO SAVEPOINT trigram", logger: logger)
-                logger.warning(
-                    "pg_trgm is not available: message search scans instead of using an index",
-                    metadata: ["error": "\(String(reflecting: error))"])
+                warnWithoutTrigrams(error, logger: logger)
             }
         },
         8: foldNicknames,
@@ -443,6 +455,45 @@ enum PostgresSchema {
         // group members alike.
         12: foldNicknames,
     ]
+
+    /// Creates pg_trgm where it is missing. The extension is database-wide, so one store at a
+    /// time creates it, under a lock held only for that: held to the end of migration 11, it
+    /// made every schema migrating at once (nodes, or the test suite's servers by the
+    /// hundred) wait in turn for the others' whole migration, and held across round trips it
+    /// made them wait for each other's client. Where it cannot be created (no
+    /// privilege, no contrib package), it warns, and migration 11 makes no index.
+    @Sendable private static func createTrigramExtension(_ connection: PostgresConnection, _ logger: Logger) async {
+        do {
+            guard try await trigramSchema(connection, logger: logger) == nil else { return }
+            // One statement, so that the lock is not held across round trips to a busy client.
+            try await connection.rows(
+                """
+                DO $parley_trigrams$ BEGIN
+                PERFORM pg_advisory_xact_lock(\(lock("pg_trgm")));
+                CREATE EXTENSION IF NOT EXISTS pg_trgm;
+                END $parley_trigrams$
+                """, logger: logger)
+        } catch {
+            warnWithoutTrigrams(error, logger: logger)
+        }
+    }
+
+    /// Says that search goes without its trigram index, and why.
+    private static func warnWithoutTrigrams(_ error: any Error, logger: Logger) {
+        logger.warning(
+            "pg_trgm is not available: message search scans instead of using an index",
+            metadata: ["error": "\(String(reflecting: error))"])
+    }
+
+    /// The schema pg_trgm is installed in, or nil where it is not.
+    private static func trigramSchema(_ connection: PostgresConnection, logger: Logger) async throws -> String? {
+        try await connection.rows(
+            """
+            SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+            WHERE e.extname = 'pg_trgm'
+            """, logger: logger
+        ).first?.text("nspname")
+    }
 
     /// Writes each user's nickname as search compares it (``SearchText/fold(_:)``), which no
     /// SQL function matches.

@@ -117,12 +117,16 @@ public final class PostgresStore: ParleyStore {
                     try await connection.rows("SELECT version FROM parley_migrations", logger: logger)
                         .map { try $0[0].decode(Int.self) })
                 for migration in PostgresSchema.migrations where !applied.contains(migration.version) {
-                    try await connection.withTransaction(logger: logger) { transaction in
-                        for statement in migration.sql { try await transaction.rows(statement, logger: self.logger) }
-                        try await PostgresSchema.fills[migration.version]?(transaction, self.logger)
-                        try await transaction.rows(
-                            "INSERT INTO parley_migrations (version) VALUES ($1)", [.int(Int64(migration.version))],
-                            logger: self.logger)
+                    await PostgresSchema.preparations[migration.version]?(connection, logger)
+                    let block = PostgresSchema.block(migration.sql, recording: migration.version)
+                    if let fill = PostgresSchema.fills[migration.version] {
+                        try await connection.withTransaction(logger: logger) { transaction in
+                            try await transaction.rows(block, logger: self.logger)
+                            try await fill(transaction, self.logger)
+                        }
+                    } else {
+                        // One statement, so one transaction.
+                        try await connection.rows(block, logger: logger)
                     }
                 }
             } catch {
