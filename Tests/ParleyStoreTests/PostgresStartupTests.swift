@@ -22,6 +22,21 @@ import Testing
             "\(String(describing: error))")
     }
 
+    /// Migration 11 gives a fresh schema the trigram index message search uses, creating
+    /// pg_trgm first where the database lacks it. Search falls back to scanning without it, so
+    /// no search test would notice a store that silently failed to make it.
+    @Test(.enabled(if: TestBackend.postgresURL != nil, "needs PostgreSQL: set PARLEY_TEST_POSTGRES_URL"))
+    func aFreshSchemaGetsTheTrigramIndexThatSearchUses() async throws {
+        let schema = "g_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+        let store = try await PostgresStore.connect(url: TestBackend.postgresURL!, schema: schema, logger: Self.quiet)
+        try await store.close()
+        // The schema stays, as every test's does: pg_trgm may live in it now.
+        let index = try await TestBackend.psql(
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = '\(schema)' AND indexname = 'message_text_trigrams'")
+        #expect(index.contains("USING gin (folded"), "the index as PostgreSQL describes it: \(index)")
+        #expect(index.contains("gin_trgm_ops"), "\(index)")
+    }
+
     /// A role allowed one connection can migrate (the pool's connection) but not open the
     /// LISTEN connection: the node's fan-out must fail to start with that error (so the node
     /// does not start), not wait for ever.
