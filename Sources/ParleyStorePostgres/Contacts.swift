@@ -347,20 +347,31 @@ extension PostgresStore {
     func checkCanMessage(_ connection: PostgresConnection, from sender: UserID, to peer: UserID) async throws {
         guard
             let row = try await connection.rows(
-                """
-                SELECT u.message_from, u.deleted_at IS NOT NULL AS deleted,
-                    EXISTS (SELECT 1 FROM blocks WHERE blocker_id = $1 AND blocked_id = $2) AS sender_blocked,
-                    EXISTS (SELECT 1 FROM blocks WHERE blocker_id = $2 AND blocked_id = $1) AS peer_blocked,
-                    EXISTS (SELECT 1 FROM contacts WHERE owner_id = $2 AND friend_id = $1) AS friends
-                FROM users u WHERE u.id = $2
-                """,
+                "SELECT \(Self.messagePolicyColumns(sender: "$1")) FROM users p WHERE p.id = $2",
                 [.int(sender.rawValue), .int(peer.rawValue)], logger: logger
             ).first
         else { return }
+        try Self.checkCanMessage(row)
+    }
+
+    /// The columns ``checkCanMessage(_:)`` reads: what the peer, the `users` row `p`, lets
+    /// `sender` (an SQL expression) send them.
+    static func messagePolicyColumns(sender: String) -> String {
+        """
+        p.message_from, p.deleted_at IS NOT NULL AS peer_deleted,
+            EXISTS (SELECT 1 FROM blocks WHERE blocker_id = \(sender) AND blocked_id = p.id) AS sender_blocked,
+            EXISTS (SELECT 1 FROM blocks WHERE blocker_id = p.id AND blocked_id = \(sender)) AS peer_blocked,
+            EXISTS (SELECT 1 FROM contacts WHERE owner_id = p.id AND friend_id = \(sender)) AS friends
+        """
+    }
+
+    /// Applies ``ContactRules/checkCanMessage(peerPolicy:friends:senderBlockedPeer:peerBlockedSender:peerDeleted:)``
+    /// to a row with ``messagePolicyColumns(sender:)``.
+    static func checkCanMessage(_ row: PostgresRandomAccessRow) throws {
         try ContactRules.checkCanMessage(
             peerPolicy: MessagePolicy(rawValue: try row.text("message_from")), friends: try row.bool("friends"),
             senderBlockedPeer: try row.bool("sender_blocked"), peerBlockedSender: try row.bool("peer_blocked"),
-            peerDeleted: try row.bool("deleted"))
+            peerDeleted: try row.bool("peer_deleted"))
     }
 
     /// Announces `contact.updated` with `user`'s new profile to everyone who has them as a friend.

@@ -37,6 +37,15 @@ extension PostgresStore {
         return id
     }
 
+    /// ``DirectKey/peer(in:of:)`` in SQL: the user of the key column `key` who is not
+    /// `viewer` (SQL expressions), null when there is none or `key` is null.
+    static func directPeer(key: String, of viewer: String) -> String {
+        """
+        CASE WHEN split_part(\(key), ':', 1)::bigint <> \(viewer) THEN split_part(\(key), ':', 1)::bigint
+            WHEN split_part(\(key), ':', 2)::bigint <> \(viewer) THEN split_part(\(key), ':', 2)::bigint END
+        """
+    }
+
     public func createGroup(name: String, ownerId: UserID, memberIds: [UserID], memberLimit: Int, at now: Int64)
         async throws -> ConversationSummary
     {

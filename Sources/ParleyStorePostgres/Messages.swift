@@ -6,46 +6,28 @@ extension PostgresStore {
     /// A send shares the write lock with other sends and marks: they meet on the
     /// conversation's row (a first message also on its two users' rows, for their events).
     /// Two that open the same direct conversation at once collide on its key, and the second
-    /// runs again and finds the first's.
+    /// runs again and finds the first's. A send into an existing conversation reads what it
+    /// checks in one statement (``sendingRights(_:_:in:)``).
     public func appendMessage(_ new: NewMessage) async throws -> AppendResult {
         try await write(shared: true) { connection, notes in
-            if let row = try await connection.rows(
-                "SELECT * FROM messages WHERE sender_id = $1 AND client_msg_id = $2",
-                [.int(new.senderId.rawValue), .text(new.clientMsgId)], logger: self.logger
-            ).first {
-                let original = try Message(row: row)
-                var directConversation: ConversationID?
-                if let key = SendRules.directKeyToCheck(retrying: original, aimedAt: new.target) {
-                    directConversation = try await self.conversationID(connection, directKey: key)
-                }
-                return try SendRules.retry(
-                    of: original, aimedAt: new.target, directConversation: directConversation)
-            }
             let conversationId: ConversationID
             switch new.target {
             case .conversation(let id): conversationId = id
             case .directWith(let peerId):
+                if let retried = try await self.retry(connection, of: new) { return retried }
                 conversationId = try await self.directConversation(
                     connection, notes, between: new.senderId, and: peerId, at: new.sentAt)
             }
-            guard
-                let sender = try await connection.rows(
-                    """
-                    SELECT m.role, m.muted_until, c.kind, c.mute_all, c.dissolved_at, c.everyone_may_mention_all,
-                        c.direct_key, c.members_version
-                    FROM members m JOIN conversations c ON c.id = m.conversation_id
-                    WHERE m.conversation_id = $1 AND m.user_id = $2
-                    """,
-                    [.int(conversationId.rawValue), .int(new.senderId.rawValue)], logger: self.logger
-                ).first
-            else { throw ParleyError.notAMember(of: conversationId) }
-            let role = MemberRole(rawValue: try sender.text("role")) ?? .member
+            let sender = try await self.sendingRights(connection, new, in: conversationId)
+            if try sender.bool("retried"), let retried = try await self.retry(connection, of: new) { return retried }
+            guard let storedRole = try sender.optionalText("role") else {
+                throw ParleyError.notAMember(of: conversationId)
+            }
+            let role = MemberRole(rawValue: storedRole) ?? .member
             try GroupRules.checkCanSend(
                 role: role, mutedUntil: try sender.optionalInt("muted_until"), muteAll: try sender.bool("mute_all"),
                 dissolvedAt: try sender.optionalInt("dissolved_at"), in: conversationId, at: new.sentAt)
-            if let key = try sender.optionalText("direct_key"), let peer = DirectKey.peer(in: key, of: new.senderId) {
-                try await self.checkCanMessage(connection, from: new.senderId, to: peer)
-            }
+            if try sender.optionalInt("peer_id") != nil { try Self.checkCanMessage(sender) }
             // Under the write lock, shared or not, no membership changes: a list read now is
             // the members at this version.
             let version = try sender.int("members_version")
@@ -86,6 +68,43 @@ extension PostgresStore {
         }
     }
 
+    /// The answer to `new` if it repeats a stored send (the same sender and client id), else nil.
+    private func retry(_ connection: PostgresConnection, of new: NewMessage) async throws -> AppendResult? {
+        guard
+            let row = try await connection.rows(
+                "SELECT * FROM messages WHERE sender_id = $1 AND client_msg_id = $2",
+                [.int(new.senderId.rawValue), .text(new.clientMsgId)], logger: logger
+            ).first
+        else { return nil }
+        let original = try Message(row: row)
+        var directConversation: ConversationID?
+        if let key = SendRules.directKeyToCheck(retrying: original, aimedAt: new.target) {
+            directConversation = try await conversationID(connection, directKey: key)
+        }
+        return try SendRules.retry(of: original, aimedAt: new.target, directConversation: directConversation)
+    }
+
+    /// What a send into `conversationId` checks, in one round trip: whether `new` was sent
+    /// before (`retried`), the sender's member row and its conversation (null columns when
+    /// the sender is not a member), and in a direct conversation the peer's
+    /// ``messagePolicyColumns(sender:)`` (`peer_id` null when there is no peer).
+    private func sendingRights(_ connection: PostgresConnection, _ new: NewMessage, in conversationId: ConversationID)
+        async throws -> PostgresRandomAccessRow
+    {
+        try await connection.rows(
+            """
+            SELECT EXISTS (SELECT 1 FROM messages WHERE sender_id = $2 AND client_msg_id = $3) AS retried,
+                m.role, m.muted_until, c.kind, c.mute_all, c.dissolved_at, c.everyone_may_mention_all,
+                c.members_version, p.id AS peer_id, \(Self.messagePolicyColumns(sender: "$2"))
+            FROM (SELECT 1) AS one
+            LEFT JOIN members m ON m.conversation_id = $1 AND m.user_id = $2
+            LEFT JOIN conversations c ON c.id = m.conversation_id
+            LEFT JOIN users p ON p.id = \(Self.directPeer(key: "c.direct_key", of: "$2"))
+            """,
+            [.int(conversationId.rawValue), .int(new.senderId.rawValue), .text(new.clientMsgId)], logger: logger
+        ).first!
+    }
+
     /// Message `id` as stored, whoever may read it.
     func message(_ connection: PostgresConnection, _ id: MessageID) async throws -> Message? {
         try await connection.rows("SELECT * FROM messages WHERE id = $1", [.int(id.rawValue)], logger: logger).first
@@ -99,6 +118,11 @@ extension PostgresStore {
         _ connection: PostgresConnection, _ notes: Notifications, _ new: NewMessage,
         into conversationId: ConversationID, alsoTo extraRecipients: [UserID] = [], quote: MessageQuote? = nil
     ) async throws -> Message {
+        let origin = new.origin.map { "\(nodeID)/\($0.rawValue)" }
+        let alsoTo = extraRecipients.isEmpty ? nil : extraRecipients.map(\.rawValue)
+        // With no earlier note waiting, this statement sends the message's note itself (one
+        // round trip fewer); after one, the note queues behind it, keeping their order.
+        let template = notes.isEmpty ? ChangeNote.messageTemplate(origin: origin, alsoTo: alsoTo) : nil
         // One round trip. The version is drawn as the conversation's row is updated, so after
         // any send that held the row before; the sender's member row is updated only after
         // it (it reads `position`), keeping the lock order.
@@ -121,24 +145,28 @@ extension PostgresStore {
                     UPDATE members SET read_seq = position.max_seq, version = position.version FROM position
                     WHERE conversation_id = $1 AND user_id = $2 AND $4 <> 'system'
                 )
-                SELECT stored.id, position.max_seq, position.members_version FROM stored, position
+                SELECT stored.id, position.max_seq, position.members_version,
+                    (SELECT pg_notify($11, replace(replace($12::text, '\(ChangeNote.idPlaceholder)', stored.id::text),
+                        '\(ChangeNote.versionPlaceholder)', position.members_version::text)) WHERE $12::text IS NOT NULL
+                    ) AS notified
+                FROM stored, position
                 """,
                 [
                     .int(conversationId.rawValue), .int(new.senderId.rawValue), .text(new.clientMsgId),
                     .text(new.kind.rawValue), .text(new.contentJSON), .int(new.sentAt),
                     SQLValue(new.replyTo?.rawValue), SQLValue(try quote.map(JSONText.encode)), .bool(new.forwarded),
-                    SQLValue(new.searchText),
+                    SQLValue(new.searchText), .text(channel), SQLValue(template),
                 ], logger: logger
             ).first
         else { throw ParleyError(.conversationNotFound, "Conversation \(conversationId) does not exist.") }
         let id = try stored.int("id")
         let seq = try stored.int("max_seq")
         if !new.fileIds.isEmpty { try await referenceFiles(connection, new.fileIds, from: MessageID(id)) }
-        notes.add(
-            ChangeNote(
-                message: id, origin: new.origin.map { "\(nodeID)/\($0.rawValue)" },
-                membersVersion: try stored.int("members_version"),
-                alsoTo: extraRecipients.isEmpty ? nil : extraRecipients.map(\.rawValue)))
+        if template == nil {
+            notes.add(
+                ChangeNote(
+                    message: id, origin: origin, membersVersion: try stored.int("members_version"), alsoTo: alsoTo))
+        }
         return Message(
             id: MessageID(id), conversationId: conversationId, seq: seq, senderId: new.senderId,
             clientMsgId: new.clientMsgId, kind: new.kind, content: new.content, sentAt: new.sentAt, quote: quote,

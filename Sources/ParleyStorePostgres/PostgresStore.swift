@@ -286,8 +286,11 @@ public final class PostgresStore: ParleyStore {
 final class Notifications: @unchecked Sendable {
     private(set) var payloads: [String] = []
 
+    /// Whether no note waits: a note sent by the statement that makes it keeps its order then.
+    var isEmpty: Bool { payloads.isEmpty }
+
     func add(_ note: ChangeNote) {
-        if let data = try? JSONEncoder().encode(note) { payloads.append(String(decoding: data, as: UTF8.self)) }
+        if let payload = note.payload { payloads.append(payload) }
     }
 }
 
@@ -311,4 +314,19 @@ struct ChangeNote: Codable, Sendable {
     var session: Int64?
     /// An ephemeral signal, carried whole (it is never stored).
     var signal: Signal?
+
+    /// The note's JSON, as NOTIFY carries it.
+    var payload: String? { (try? JSONEncoder().encode(self)).map { String(decoding: $0, as: UTF8.self) } }
+
+    /// Stand-ins for a message's id and members version in ``messageTemplate(origin:alsoTo:)``.
+    static let idPlaceholder = Int64.min
+    static let versionPlaceholder = Int64.min + 1
+
+    /// A message's note with its id and members version still to come: the statement that
+    /// stores the message puts them in the placeholders' places. Nothing else in it can hold
+    /// a placeholder (a minus sign and 19 digits): the origin is a UUID and a tag, and user
+    /// ids are positive.
+    static func messageTemplate(origin: String?, alsoTo: [Int64]?) -> String? {
+        ChangeNote(message: idPlaceholder, origin: origin, membersVersion: versionPlaceholder, alsoTo: alsoTo).payload
+    }
 }
