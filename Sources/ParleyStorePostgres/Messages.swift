@@ -285,13 +285,16 @@ extension PostgresStore {
                 [.int(target), .int(conversationId.rawValue), .int(userId.rawValue)], logger: logger)
             return (target, true, kind)
         }
-        let version = try await nextVersion(connection)
+        // One statement: both rows are locked already, so the order of their updates is free.
         try await connection.rows(
-            "UPDATE members SET \(column) = $1, version = $2 WHERE conversation_id = $3 AND user_id = $4",
-            [.int(target), .int(version), .int(conversationId.rawValue), .int(userId.rawValue)], logger: logger)
-        try await connection.rows(
-            "UPDATE conversations SET version = $1 WHERE id = $2", [.int(version), .int(conversationId.rawValue)],
-            logger: logger)
+            """
+            WITH drawn AS (SELECT nextval('change_versions') AS version), member AS (
+                UPDATE members SET \(column) = $1, version = drawn.version FROM drawn
+                WHERE conversation_id = $2 AND user_id = $3
+            )
+            UPDATE conversations SET version = drawn.version FROM drawn WHERE id = $2
+            """,
+            [.int(target), .int(conversationId.rawValue), .int(userId.rawValue)], logger: logger)
         return (target, true, kind)
     }
 }

@@ -165,9 +165,12 @@ public final class PostgresStore: ParleyStore {
                         [.int(self.gateLock), .int(self.writeLock)], logger: self.logger)
                     let notifications = Notifications()
                     let value = try await body(connection, notifications)
-                    for payload in notifications.payloads {
+                    // Every queued note in one statement, in the order queued.
+                    if !notifications.isEmpty {
                         try await connection.rows(
-                            "SELECT pg_notify($1, $2)", [.text(self.channel), .text(payload)], logger: self.logger)
+                            "SELECT pg_notify($1, payload) FROM json_array_elements_text($2::json) AS payload",
+                            [.text(self.channel), .text(try JSONText.encode(notifications.payloads))],
+                            logger: self.logger)
                     }
                     return value
                 }
