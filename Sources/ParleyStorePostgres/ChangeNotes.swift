@@ -10,11 +10,10 @@ extension PostgresStore {
 
     private func changes(for note: ChangeNote, _ connection: PostgresConnection) async throws -> [StoreChange] {
         var result: [StoreChange] = []
-        if let id = note.message,
-            let row = try await connection.rows("SELECT * FROM messages WHERE id = $1", [.int(id)], logger: logger)
-                .first
-        {
-            let message = try Message(row: row)
+        // A message this node sent is taken from memory; one from another node is read.
+        var message = note.message.flatMap { ownMessages.take(MessageID($0)) }
+        if message == nil, let id = note.message { message = try await self.message(connection, MessageID(id)) }
+        if let message {
             var recipients = try await members(connection, of: message.conversationId, at: note.membersVersion)
             recipients += (note.alsoTo ?? []).map { UserID($0) }.filter { !recipients.contains($0) }
             var origin: ConnectionTag?

@@ -167,10 +167,12 @@ extension PostgresStore {
                 ChangeNote(
                     message: id, origin: origin, membersVersion: try stored.int("members_version"), alsoTo: alsoTo))
         }
-        return Message(
+        let message = Message(
             id: MessageID(id), conversationId: conversationId, seq: seq, senderId: new.senderId,
             clientMsgId: new.clientMsgId, kind: new.kind, content: new.content, sentAt: new.sentAt, quote: quote,
             forwarded: new.forwarded ? true : nil)
+        ownMessages.keep(message)
+        return message
     }
 
     public func history(of conversationId: ConversationID, for userId: UserID, query: HistoryQuery) async throws

@@ -33,6 +33,8 @@ public final class PostgresStore: ParleyStore {
     let nodeID = UUID().uuidString
     /// Member lists by version, so that delivering a message does not read them each time.
     let memberCache = MemberCache()
+    /// Messages this node stored, for its fan-out (``OwnMessages``).
+    let ownMessages = OwnMessages()
     /// How to open a connection outside the pool (the fan-out's LISTEN connection).
     let connectionConfiguration: PostgresConnection.Configuration
     /// The schema this store lives in; nil: the connection's default.
