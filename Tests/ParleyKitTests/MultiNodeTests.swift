@@ -127,6 +127,38 @@ extension LiveServerSuites {
             for node in nodes { await node.stop() }
         }
 
+        /// A message reaches a member on another node exactly as sent, live: a short one, one
+        /// whose text holds the digits the sending node's NOTIFY template uses as placeholders,
+        /// and one larger than a NOTIFY payload may be (9,000 bytes of text).
+        @Test func everyMessageReachesAnotherNodeExactlyAsSent() async throws {
+            let (_, nodes, alice, bob) = try await Self.aliceAndBobOnTwoNodes()
+            let direct = try await alice.conversations.openDirect(withUsername: "bob").id
+            await bob.connect()
+            await bob.catchUp()
+            await alice.connect()
+            let bodies = ["short", "\(Int64.min) and \(Int64.min + 1)", String(repeating: "北", count: 3_000)]
+            var seqs: [Int64] = []
+            for body in bodies {
+                // Bounded: a send the server keeps failing is retried, never settled.
+                let handle = try await alice.sendQueue.send(text: body, to: direct)
+                try await eventually("sent: \(body.prefix(20))") { await handle.state.isSettled }
+                guard case .sent(let seq) = await handle.state else {
+                    Issue.record("not sent: \(body.prefix(20))")
+                    return
+                }
+                seqs.append(seq)
+            }
+            try await eventually("bob, on the other node, has all three") {
+                seqs.allSatisfy { (try? bob.store.message(in: direct, seq: $0)) != nil }
+            }
+            for (seq, body) in zip(seqs, bodies) {
+                #expect(try bob.store.message(in: direct, seq: seq).map { text($0.content) } == body)
+            }
+            await alice.disconnect()
+            await bob.disconnect()
+            for node in nodes { await node.stop() }
+        }
+
         /// What is sent, edited or recalled through one node is found, or no longer found,
         /// through another: the index is written in the message's own transaction.
         @Test func aMessageSentOnOneNodeIsFoundOnAnother() async throws {
