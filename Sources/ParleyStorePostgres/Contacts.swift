@@ -351,10 +351,10 @@ extension PostgresStore {
                 [.int(sender.rawValue), .int(peer.rawValue)], logger: logger
             ).first
         else { return }
-        try Self.checkCanMessage(row)
+        try Self.checkMessagePolicy(in: row)
     }
 
-    /// The columns ``checkCanMessage(_:)`` reads: what the peer, the `users` row `p`, lets
+    /// The columns ``checkMessagePolicy(in:)`` reads: what the peer, the `users` row `p`, lets
     /// `sender` (an SQL expression) send them.
     static func messagePolicyColumns(sender: String) -> String {
         """
@@ -367,7 +367,7 @@ extension PostgresStore {
 
     /// Applies ``ContactRules/checkCanMessage(peerPolicy:friends:senderBlockedPeer:peerBlockedSender:peerDeleted:)``
     /// to a row with ``messagePolicyColumns(sender:)``.
-    static func checkCanMessage(_ row: PostgresRandomAccessRow) throws {
+    static func checkMessagePolicy(in row: PostgresRandomAccessRow) throws {
         try ContactRules.checkCanMessage(
             peerPolicy: MessagePolicy(rawValue: try row.text("message_from")), friends: try row.bool("friends"),
             senderBlockedPeer: try row.bool("sender_blocked"), peerBlockedSender: try row.bool("peer_blocked"),

@@ -27,7 +27,7 @@ extension PostgresStore {
             try GroupRules.checkCanSend(
                 role: role, mutedUntil: try sender.optionalInt("muted_until"), muteAll: try sender.bool("mute_all"),
                 dissolvedAt: try sender.optionalInt("dissolved_at"), in: conversationId, at: new.sentAt)
-            if try sender.optionalInt("peer_id") != nil { try Self.checkCanMessage(sender) }
+            if try sender.optionalInt("peer_id") != nil { try Self.checkMessagePolicy(in: sender) }
             // Under the write lock, shared or not, no membership changes: a list read now is
             // the members at this version.
             let version = try sender.int("members_version")

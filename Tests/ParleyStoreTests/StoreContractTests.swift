@@ -441,6 +441,40 @@ import Testing
         try await store.close()
     }
 
+    /// A first message opens its direct conversation in its own transaction, and the fan-out
+    /// publishes both members' `conversation.added` before the message: a node never hands a
+    /// client a message of a conversation it has not been told of. (PostgreSQL's insert sends
+    /// the message's NOTIFY itself only when no earlier note of its transaction waits.)
+    @Test(arguments: StoreBackend.available)
+    func aFirstMessageIsPublishedAfterItsConversationIsAnnounced(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let (fanOut, stopListening) = try await backend.listen(store)
+        defer { stopListening() }
+        let published = Mutex<[String]>([])
+        fanOut.subscribe { item in
+            switch item {
+            case .stored(.events(let events)):
+                let added = events.values.joined().filter { $0.type == .conversationAdded }
+                published.withLock { $0 += added.map { _ in "conversation.added" } }
+            case .stored(.message(let message, _, _)):
+                published.withLock { $0.append("message \(message.clientMsgId)") }
+            default: break
+            }
+        }
+        let users = try await makeUsers(store, "alice", "bob")
+        _ = try await store.appendMessage(text("hello", to: .directWith(users[1]), from: users[0], id: "first"))
+        _ = try await store.appendMessage(text("again", to: .directWith(users[1]), from: users[0], id: "second"))
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !published.withLock({ $0.contains("message second") }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(
+            published.withLock { $0 } == [
+                "conversation.added", "conversation.added", "message first", "message second",
+            ])
+        try await store.close()
+    }
+
     @Test(arguments: StoreBackend.available)
     func readWatermarkMovesForwardOnlyAndDrivesUnreadCounts(_ backend: StoreBackend) async throws {
         let store = try await backend.make()
