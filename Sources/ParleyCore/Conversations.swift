@@ -1,5 +1,5 @@
 /// Whether a conversation is between exactly two users or a named group.
-public enum ConversationKind: String, Codable, Sendable, Hashable {
+public enum ConversationKind: String, Codable, Sendable, Hashable, CaseIterable {
     case direct
     case group
 }

@@ -54,16 +54,8 @@ extension PostgresStore {
                 }
                 quote = try MessageRules.quote(of: target, readable: readable, replyingIn: conversationId, id: replyTo)
             }
-            let message = try await self.insert(connection, notes, new, into: conversationId, quote: quote)
-            for userId in mentioned {
-                try await connection.rows(
-                    "INSERT INTO mentions (conversation_id, user_id, seq, sender_id) VALUES ($1, $2, $3, $4)",
-                    [
-                        .int(conversationId.rawValue), .int(userId.rawValue), .int(message.seq),
-                        .int(new.senderId.rawValue),
-                    ],
-                    logger: self.logger)
-            }
+            let message = try await self.insert(
+                connection, notes, new, into: conversationId, quote: quote, mentioning: mentioned)
             return AppendResult(message: message, duplicate: false, recipients: recipients)
         }
     }
@@ -111,19 +103,21 @@ extension PostgresStore {
             .map { try Message(row: $0) }
     }
 
-    /// Gives `new` the next seq of `conversationId`, stores it, moves the sender's read
-    /// watermark to it (unless it is a system notice) and notifies every node, which delivers it to the members then (and
-    /// to `alsoTo`). No rule is checked.
+    /// Gives `new` the next seq of `conversationId`, stores it with its `mentioning` (user 0
+    /// for everyone), moves the sender's read watermark to it (unless it is a system notice)
+    /// and notifies every node, which delivers it to the members then (and to `alsoTo`). No
+    /// rule is checked.
     func insert(
         _ connection: PostgresConnection, _ notes: Notifications, _ new: NewMessage,
-        into conversationId: ConversationID, alsoTo extraRecipients: [UserID] = [], quote: MessageQuote? = nil
+        into conversationId: ConversationID, alsoTo extraRecipients: [UserID] = [], quote: MessageQuote? = nil,
+        mentioning: [UserID] = []
     ) async throws -> Message {
         let origin = new.origin.map { "\(nodeID)/\($0.rawValue)" }
         let alsoTo = extraRecipients.isEmpty ? nil : extraRecipients.map(\.rawValue)
         // With no earlier note waiting, this statement sends the message's note itself (one
         // round trip fewer); after one, the note queues behind it, keeping their order.
         let template = notes.isEmpty ? ChangeNote.messageTemplate(origin: origin, alsoTo: alsoTo) : nil
-        // One round trip. The version is drawn as the conversation's row is updated, so after
+        // One round trip, mentions included. The version is drawn as the conversation's row is updated, so after
         // any send that held the row before; the sender's member row is updated only after
         // it (it reads `position`), keeping the lock order.
         guard
@@ -140,6 +134,9 @@ extension PostgresStore {
                     SELECT $1, max_seq, $2, $3, $4, $5, $6, $7::bigint, $8::text, $9 FROM position RETURNING id
                 ), indexed AS (
                     INSERT INTO message_text (message_id, folded) SELECT id, $10::text FROM stored WHERE $10::text IS NOT NULL
+                ), mentioned AS (
+                    INSERT INTO mentions (conversation_id, user_id, seq, sender_id)
+                    SELECT $1, unnest(string_to_array($13, ',')::bigint[]), max_seq, $2 FROM position
                 ), read AS (
                     -- Sending implies having read everything before it; a notice of what someone did does not.
                     UPDATE members SET read_seq = position.max_seq, version = position.version FROM position
@@ -156,6 +153,7 @@ extension PostgresStore {
                     .text(new.kind.rawValue), .text(new.contentJSON), .int(new.sentAt),
                     SQLValue(new.replyTo?.rawValue), SQLValue(try quote.map(JSONText.encode)), .bool(new.forwarded),
                     SQLValue(new.searchText), .text(channel), SQLValue(template),
+                    .text(mentioning.map { String($0.rawValue) }.joined(separator: ",")),
                 ], logger: logger
             ).first
         else { throw ParleyError(.conversationNotFound, "Conversation \(conversationId) does not exist.") }
@@ -252,36 +250,32 @@ extension PostgresStore {
     /// member's and the conversation's versions move too, so the others' next sync carries it.
     ///
     /// It runs beside sends (a shared write), so it locks rows in their order: the
-    /// conversation's first when it will stamp it, then the member's. The watermark is read
-    /// under that lock, so two marks at once never move it back. Only a member may move theirs
-    /// (`not_a_member` otherwise, also for a conversation that does not exist); the member
-    /// list is not read for that.
+    /// conversation's first when it will stamp it, then the member's. A mark that stamps
+    /// nothing (a delivery mark in a group) locks only the member's row, so that it never
+    /// waits for a send. The watermark is read under the lock, in the statement that takes it,
+    /// so two marks at once never move it back. Only a member may move theirs (`not_a_member`
+    /// otherwise, also for a conversation that does not exist); the member list is not read
+    /// for that.
     func moveWatermark(
         _ connection: PostgresConnection, _ column: String, of userId: UserID, in conversationId: ConversationID,
         to seq: Int64, resyncs: (ConversationKind) -> Bool
     ) async throws -> (seq: Int64, moved: Bool, kind: ConversationKind) {
-        guard
-            let conversation = try await connection.rows(
-                "SELECT kind, max_seq FROM conversations WHERE id = $1", [.int(conversationId.rawValue)],
-                logger: logger
-            ).first
-        else { throw ParleyError.notAMember(of: conversationId) }
-        let kind = ConversationRules.kind(stored: try conversation.text("kind"))
-        let stamps = resyncs(kind)
-        if stamps {
-            try await connection.rows(
-                "SELECT 1 FROM conversations WHERE id = $1 FOR UPDATE", [.int(conversationId.rawValue)], logger: logger)
+        // First as a mark that stamps nothing, where its kind allows that (it finds no row
+        // otherwise); then as one that stamps.
+        let quietKinds = ConversationKind.allCases.filter { !resyncs($0) }
+        var found: PostgresRandomAccessRow?
+        if !quietKinds.isEmpty {
+            found = try await lockWatermark(connection, column, of: userId, in: conversationId, kinds: quietKinds)
         }
-        guard
-            let current = try await connection.scalar(
-                Int64.self, "SELECT \(column) FROM members WHERE conversation_id = $1 AND user_id = $2 FOR UPDATE",
-                [.int(conversationId.rawValue), .int(userId.rawValue)], logger: logger)
-        else { throw ParleyError.notAMember(of: conversationId) }
-        guard
-            let target = ReadWatermark.target(
-                requested: seq, maxSeq: try conversation.int("max_seq"), current: current)
+        if found == nil {
+            found = try await lockWatermark(connection, column, of: userId, in: conversationId, kinds: nil)
+        }
+        guard let row = found else { throw ParleyError.notAMember(of: conversationId) }
+        let kind = ConversationRules.kind(stored: try row.text("kind"))
+        let current = try row.int("current")
+        guard let target = ReadWatermark.target(requested: seq, maxSeq: try row.int("max_seq"), current: current)
         else { return (current, false, kind) }
-        guard stamps else {
+        guard resyncs(kind) else {
             try await connection.rows(
                 "UPDATE members SET \(column) = $1 WHERE conversation_id = $2 AND user_id = $3",
                 [.int(target), .int(conversationId.rawValue), .int(userId.rawValue)], logger: logger)
@@ -298,6 +292,28 @@ extension PostgresStore {
             """,
             [.int(target), .int(conversationId.rawValue), .int(userId.rawValue)], logger: logger)
         return (target, true, kind)
+    }
+
+    /// Reads the conversation's kind and `max_seq` and the member's watermark `column` (as
+    /// `current`), in one statement that locks what the mark needs: with `kinds`, only the
+    /// member's row, and only in a conversation of one of those kinds; without, the
+    /// conversation's row and then the member's (PostgreSQL locks in the order `FOR UPDATE OF`
+    /// names them). Nil when the user is not a member (or `kinds` excludes the conversation).
+    private func lockWatermark(
+        _ connection: PostgresConnection, _ column: String, of userId: UserID, in conversationId: ConversationID,
+        kinds: [ConversationKind]?
+    ) async throws -> PostgresRandomAccessRow? {
+        try await connection.rows(
+            """
+            SELECT c.kind, c.max_seq, m.\(column) AS current FROM conversations c
+            JOIN members m ON m.conversation_id = c.id AND m.user_id = $2
+            WHERE c.id = $1 \(kinds == nil ? "" : "AND c.kind = ANY(string_to_array($3, ','))")
+            FOR UPDATE OF \(kinds == nil ? "c, m" : "m")
+            """,
+            [.int(conversationId.rawValue), .int(userId.rawValue)]
+                + (kinds.map { [.text($0.map(\.rawValue).joined(separator: ","))] } ?? []),
+            logger: logger
+        ).first
     }
 }
 
