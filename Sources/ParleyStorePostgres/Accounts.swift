@@ -201,7 +201,7 @@ extension PostgresStore {
                 RETURNING user_id, seq
                 """,
                 [
-                    .text(users.map { String($0.rawValue) }.joined(separator: ",")), .text(parts.before),
+                    .text(Self.idList(users)), .text(parts.before),
                     .text(parts.after), SQLValue(announcement.body.updatedMessageId?.rawValue),
                 ], logger: logger)
             guard rows.count == users.count else {

@@ -343,15 +343,16 @@ extension PostgresStore {
         return blocked
     }
 
-    /// Checks that `sender` may send `peer` a direct message (``ContactRules/checkCanMessage(peerPolicy:friends:senderBlockedPeer:peerBlockedSender:peerDeleted:)``).
+    /// Checks that `peer` exists and that `sender` may send them a direct message
+    /// (``ContactRules/checkCanMessage(peerPolicy:friends:senderBlockedPeer:peerBlockedSender:peerDeleted:)``),
+    /// in one statement.
     func checkCanMessage(_ connection: PostgresConnection, from sender: UserID, to peer: UserID) async throws {
-        guard
-            let row = try await connection.rows(
-                "SELECT \(Self.messagePolicyColumns(sender: "$1")) FROM users p WHERE p.id = $2",
-                [.int(sender.rawValue), .int(peer.rawValue)], logger: logger
-            ).first
-        else { return }
-        try Self.checkMessagePolicy(in: row)
+        let row = try await connection.rows(
+            "SELECT \(Self.messagePolicyColumns(sender: "$1")) FROM users p WHERE p.id = $2",
+            [.int(sender.rawValue), .int(peer.rawValue)], logger: logger
+        ).first
+        try ConversationRules.requireExisting([peer], existing: row == nil ? [] : [peer])
+        try row.map(Self.checkMessagePolicy(in:))
     }
 
     /// The columns ``checkMessagePolicy(in:)`` reads: what the peer, the `users` row `p`, lets

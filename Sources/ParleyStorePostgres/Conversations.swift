@@ -19,18 +19,17 @@ extension PostgresStore {
         try ConversationRules.checkDirectPair(userId, peerId)
         let key = DirectKey.make(userId, peerId)
         if let id = try await conversationID(connection, directKey: key) { return id }
-        try ConversationRules.requireExisting([peerId], existing: try await existingUsers(connection, [peerId]))
         try await checkCanMessage(connection, from: userId, to: peerId)
-        let version = try await nextVersion(connection)
-        let id = ConversationID(
-            try await connection.scalar(
-                Int64.self,
-                """
-                INSERT INTO conversations (kind, direct_key, member_count, version, members_version, created_at,
-                    last_activity_at)
-                VALUES ('direct', $1, 2, $2, $2, $3, $3) RETURNING id
-                """,
-                [.text(key), .int(version), .int(now)], logger: logger)!)
+        let created = try await connection.rows(
+            """
+            INSERT INTO conversations (kind, direct_key, member_count, version, members_version, created_at,
+                last_activity_at)
+            SELECT 'direct', $1, 2, version, version, $2, $2 FROM (SELECT nextval('change_versions') AS version) AS drawn
+            RETURNING id, version
+            """,
+            [.text(key), .int(now)], logger: logger
+        )[0]
+        let (id, version) = (ConversationID(try created.int("id")), try created.int("version"))
         try await insertMembers(
             connection, [(userId, .member), (peerId, .member)], into: id, version: version, at: now)
         try await announce(connection, notes, ConversationRules.joinAnnouncements([userId, peerId], to: id), at: now)
@@ -98,6 +97,9 @@ extension PostgresStore {
     }
 
     // MARK: Shared helpers
+
+    /// Ids as one parameter, `1,2,3`, which `string_to_array($n, ',')::bigint[]` reads.
+    static func idList(_ users: [UserID]) -> String { users.map { String($0.rawValue) }.joined(separator: ",") }
 
     func memberIDs(_ connection: PostgresConnection, of conversationId: ConversationID, requiring userId: UserID)
         async throws -> [UserID]
@@ -171,15 +173,14 @@ extension PostgresStore {
     }
 
     /// Those of `ids` that are users.
+    /// Which of `ids` are users (deleted ones included), in one statement.
     func existingUsers(_ connection: PostgresConnection, _ ids: [UserID]) async throws -> Set<UserID> {
-        var existing: Set<UserID> = []
-        for id in ids
-        where try await connection.scalar(
-            Int64.self, "SELECT id FROM users WHERE id = $1", [.int(id.rawValue)], logger: logger) != nil
-        {
-            existing.insert(id)
-        }
-        return existing
+        guard !ids.isEmpty else { return [] }
+        return Set(
+            try await connection.rows(
+                "SELECT id FROM users WHERE id = ANY(string_to_array($1, ',')::bigint[])", [.text(Self.idList(ids))],
+                logger: logger
+            ).map { UserID(try $0.int("id")) })
     }
 
     func conversationID(_ connection: PostgresConnection, directKey key: String) async throws -> ConversationID? {
@@ -192,12 +193,20 @@ extension PostgresStore {
         _ connection: PostgresConnection, _ members: [(UserID, MemberRole)], into id: ConversationID, version: Int64,
         at now: Int64
     ) async throws {
-        for (userId, role) in members {
-            try await connection.rows(
-                "INSERT INTO members (conversation_id, user_id, role, version, joined_at) VALUES ($1, $2, $3, $4, $5)",
-                [.int(id.rawValue), .int(userId.rawValue), .text(role.rawValue), .int(version), .int(now)],
-                logger: logger)
-        }
+        guard !members.isEmpty else { return }
+        // One statement, in the order given.
+        try await connection.rows(
+            """
+            INSERT INTO members (conversation_id, user_id, role, version, joined_at)
+            SELECT $1, joining.user_id, joining.role, $4, $5
+            FROM unnest(string_to_array($2, ',')::bigint[], string_to_array($3, ',')) WITH ORDINALITY
+                AS joining(user_id, role, position)
+            ORDER BY joining.position
+            """,
+            [
+                .int(id.rawValue), .text(Self.idList(members.map(\.0))),
+                .text(members.map(\.1.rawValue).joined(separator: ",")), .int(version), .int(now),
+            ], logger: logger)
     }
 }
 

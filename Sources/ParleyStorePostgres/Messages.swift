@@ -153,7 +153,7 @@ extension PostgresStore {
                     .text(new.kind.rawValue), .text(new.contentJSON), .int(new.sentAt),
                     SQLValue(new.replyTo?.rawValue), SQLValue(try quote.map(JSONText.encode)), .bool(new.forwarded),
                     SQLValue(new.searchText), .text(channel), SQLValue(template),
-                    .text(mentioning.map { String($0.rawValue) }.joined(separator: ",")),
+                    .text(Self.idList(mentioning)),
                 ], logger: logger
             ).first
         else { throw ParleyError(.conversationNotFound, "Conversation \(conversationId) does not exist.") }

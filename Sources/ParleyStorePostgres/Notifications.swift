@@ -121,7 +121,7 @@ extension PostgresStore {
                 """,
                 [
                     .int(actor.rawValue), SQLValue(conversationId?.rawValue),
-                    .text((users ?? []).map { String($0.rawValue) }.joined(separator: ",")), .int(now),
+                    .text(Self.idList(users ?? [])), .int(now),
                 ], logger: self.logger)
             let recipients = PushRecipient.merging(
                 try rows.map { row in

@@ -72,9 +72,6 @@ extension PostgresStore {
         }
     }
 
-    /// Ids as one parameter: `1,2,3` (node ids, UUIDs, travel the same way).
-    private static func idList(_ users: [UserID]) -> String { users.map { String($0.rawValue) }.joined(separator: ",") }
-
     /// Those of `users` (an ``idList(_:)``) with a device recorded on some node.
     private func online(_ connection: PostgresConnection, among users: String) async throws -> Set<UserID> {
         Set(
@@ -106,7 +103,7 @@ extension PostgresStore {
         let facts = try await read { connection in
             try await self.presenceFacts(
                 connection, for: viewer, from: "users u WHERE u.id = ANY(string_to_array($2, ',')::bigint[])",
-                [.text(users.map { String($0.rawValue) }.joined(separator: ","))])
+                [.text(Self.idList(users))])
         }
         let byId = Dictionary(facts.map { ($0.userId, $0) }, uniquingKeysWith: { first, _ in first })
         return users.compactMap { byId[$0]?.presence(for: viewer) }
