@@ -3,12 +3,8 @@ import ParleyStore
 import PostgresNIO
 
 extension PostgresStore {
-    /// The committed changes a NOTIFY names, loaded in one read (called in notification order).
-    func changes(for note: ChangeNote) async throws -> [StoreChange] {
-        try await plain { connection in try await self.changes(for: note, connection) }
-    }
-
-    private func changes(for note: ChangeNote, _ connection: PostgresConnection) async throws -> [StoreChange] {
+    /// The committed changes a NOTIFY names, read on `connection` (called in notification order).
+    func changes(for note: ChangeNote, on connection: PostgresConnection) async throws -> [StoreChange] {
         var result: [StoreChange] = []
         // A message this node sent is taken from memory; one from another node is read.
         var message = note.message.flatMap { ownMessages.take(MessageID($0)) }

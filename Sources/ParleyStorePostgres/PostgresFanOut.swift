@@ -10,13 +10,16 @@ import Synchronization
 ///
 /// Committed changes arrive as the NOTIFYs the store's write transactions send (ids only;
 /// PostgreSQL delivers them at commit, in commit order, to every node, the writing one
-/// included); the fan-out loads what they name and hands it to its subscribers. Signals are
+/// included); the fan-out loads what they name, on a connection of its own, and hands it to
+/// its subscribers. (From the store's pool, each load would wait behind every write queued
+/// for a connection: a node taking more sends than it can store would all but stop
+/// delivering.) Signals are
 /// sent as NOTIFYs of their own, outside any transaction, and never touch a table.
 ///
 /// ``start(store:)`` opens the LISTEN connection before the node serves anything, and
 /// fails (so the node does not start) when it cannot; the connection is then kept open, and
-/// after losing it the fan-out publishes ``StoreChange/resyncRequired`` once it listens again,
-/// because changes may have been missed. As a service it runs until the service group shuts
+/// after losing it (or the loading connection) the fan-out publishes
+/// ``StoreChange/resyncRequired`` once it listens again, because changes may have been missed. As a service it runs until the service group shuts
 /// down, and then closes the connection.
 public final class PostgresFanOut: FanOut, Service {
     let store: PostgresStore
@@ -97,10 +100,13 @@ public final class PostgresFanOut: FanOut, Service {
                 let connection = try await PostgresConnection.connect(
                     configuration: store.connectionConfiguration, id: 1, logger: logger)
                 defer { Task { try? await connection.close() } }
+                let loader = try await PostgresConnection.connect(
+                    configuration: store.connectionConfiguration, id: 2, logger: logger)
+                defer { Task { try? await loader.close() } }
                 try await connection.listen(on: store.channel) { notifications in
                     if !settleFirstListen(.success(())) { local.deliver(.stored(.resyncRequired)) }
                     for try await notification in notifications {
-                        await deliver(notification.payload)
+                        try await deliver(notification.payload, loadingOn: loader)
                     }
                 }
             } catch {
@@ -108,7 +114,9 @@ public final class PostgresFanOut: FanOut, Service {
                 let failure = ParleyError(
                     .unavailable, "PostgreSQL cannot be listened to: \(PostgresStore.explain(error))")
                 if settleFirstListen(.failure(failure)) { return }
-                logger.warning("LISTEN connection lost; clients will resync", metadata: ["error": "\(error)"])
+                logger.warning(
+                    "Stopped hearing changes (the LISTEN or loading connection failed); clients will resync",
+                    metadata: ["error": "\(error)"])
             }
             try? await Task.sleep(for: .milliseconds(200))
         }
@@ -129,18 +137,14 @@ public final class PostgresFanOut: FanOut, Service {
         return waiters != nil
     }
 
-    /// Turns one NOTIFY into what the subscribers get (called in notification order).
-    private func deliver(_ payload: String) async {
+    /// Turns one NOTIFY into what the subscribers get (called in notification order). A
+    /// change that cannot be loaded ends the listening, which starts again with a resync.
+    private func deliver(_ payload: String, loadingOn loader: PostgresConnection) async throws {
         guard let note = try? JSONText.decode(ChangeNote.self, from: payload) else { return }
         if let signal = note.signal {
             local.deliver(.signal(signal))
             return
         }
-        do {
-            for change in try await store.changes(for: note) { local.deliver(.stored(change)) }
-        } catch {
-            store.logger.error("Cannot load a notified change; clients will resync", metadata: ["error": "\(error)"])
-            local.deliver(.stored(.resyncRequired))
-        }
+        for change in try await store.changes(for: note, on: loader) { local.deliver(.stored(change)) }
     }
 }

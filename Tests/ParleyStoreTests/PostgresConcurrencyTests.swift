@@ -68,6 +68,27 @@ struct PostgresConcurrencyTests {
         throw CancellationError()  // nothing waited behind it
     }
 
+    /// Waits until at least `count` sessions wait behind `pid`, directly or behind another
+    /// waiter (those that queue on a held row wait for the first in the queue).
+    func waitForQueue(_ store: PostgresStore, behind pid: Int64, count: Int64) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            let queued = try await store.client.withConnection { connection in
+                try await connection.scalar(
+                    Int64.self,
+                    """
+                    WITH RECURSIVE queue(pid) AS (
+                        SELECT $1::int UNION
+                        SELECT a.pid FROM pg_stat_activity a JOIN queue q ON q.pid = ANY(pg_blocking_pids(a.pid)))
+                    SELECT count(*) - 1 FROM queue
+                    """, [.int(pid)], logger: store.logger)!
+            }
+            if queued >= count { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw CancellationError()  // fewer waited behind it
+    }
+
     /// Whether `task` ends within `limit`, without waiting for it beyond (a write stuck
     /// behind a held lock must not hang the test).
     func ends<T: Sendable>(_ task: Task<T, any Error>, within limit: Duration) async -> Bool {
@@ -235,6 +256,80 @@ struct PostgresConcurrencyTests {
         try await holder.release()
         for (_, task) in others { try await task.value }
         #expect(try await stopped.value.message.seq == 1)
+        try await store.close()
+    }
+
+    /// A delivery mark in a group stamps nothing, so it locks only its member's row: it goes
+    /// through while a send into the same group waits on the conversation's row. (Every
+    /// member's device sends one for each message; queued behind the group's sends, they
+    /// would slow every send of a busy group.)
+    @Test func aDeliveryMarkInAGroupDoesNotWaitForASendIntoIt() async throws {
+        let store = try await StoreBackend.postgres.make() as! PostgresStore
+        let users = try await contract.makeUsers(store, "alice", "bob", "carol")
+        let group = try await store.createGroup(name: "g", ownerId: users[0], memberIds: users, at: 1).id
+        let first = try await store.appendMessage(
+            try contract.text("first", to: .conversation(group), from: users[0], id: "m1")
+        ).message
+        let holder = try await RowLockHolder(store, "SELECT 1 FROM conversations WHERE id = \(group) FOR UPDATE")
+        let stopped = Task {
+            try await store.appendMessage(
+                try contract.text("second", to: .conversation(group), from: users[1], id: "m2"))
+        }
+        try await waitForBlocked(store, behind: holder.pid, depth: 1)
+        let marking = Task { try await store.markDelivered(group, by: users[2], upTo: first.seq) }
+        let wentThrough = await ends(marking, within: .seconds(60))
+        #expect(wentThrough, "the delivery mark went through while a send into its group waited")
+        try await holder.release()
+        #expect(try await marking.value.seq == first.seq)
+        #expect(try await stopped.value.message.seq == 2)
+        let receipts = try await store.receipts(of: group, for: users[0]).members
+        #expect(receipts.first { $0.userId == users[2] }?.deliveredSeq == first.seq)
+        try await store.close()
+    }
+
+    /// A node's fan-out loads what it hears on a connection of its own. Here every pooled
+    /// connection of one node is taken by a send waiting on a row another node holds, and
+    /// more sends queue for the pool; a message the other node stores meanwhile must still
+    /// reach the first node's subscribers (from the pool, its load would wait behind them).
+    @Test func aNodeDeliversWhileEveryPooledConnectionWaitsOnAWrite() async throws {
+        let store = try await StoreBackend.postgres.make() as! PostgresStore
+        let other = try await PostgresStore.connect(
+            url: TestBackend.postgresURL!, schema: store.schema, logger: store.logger)
+        let users = try await contract.makeUsers(store, "alice", "bob")
+        let held = try await store.createGroup(name: "held", ownerId: users[0], memberIds: users, at: 1).id
+        let open = try await store.createGroup(name: "open", ownerId: users[0], memberIds: users, at: 1).id
+        let (fanOut, stopListening) = try await StoreBackend.postgres.listen(store)
+        defer { stopListening() }
+        let heard = Mutex<Set<String>>([])
+        fanOut.subscribe { item in
+            if case .stored(.message(let message, _, _)) = item {
+                heard.withLock { _ = $0.insert(message.clientMsgId) }
+            }
+        }
+        let holder = try await RowLockHolder(other, "SELECT 1 FROM conversations WHERE id = \(held) FOR UPDATE")
+        // The pool holds 16 connections: 24 sends take them all and queue for more.
+        let stuck = (0..<24).map { index in
+            Task {
+                try await store.appendMessage(
+                    try contract.text("\(index)", to: .conversation(held), from: users[0], id: "s\(index)"))
+            }
+        }
+        try await waitForQueue(other, behind: holder.pid, count: 16)
+        _ = try await other.appendMessage(
+            try contract.text("through", to: .conversation(open), from: users[1], id: "through"))
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !heard.withLock({ $0.contains("through") }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(heard.withLock { $0.contains("through") }, "the node delivered while its pool was taken")
+        try await holder.release()
+        for task in stuck { _ = try await task.value }
+        let drained = ContinuousClock.now + .seconds(60)
+        while heard.withLock({ $0.count }) < 25, ContinuousClock.now < drained {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(heard.withLock { $0.count } == 25, "the held sends were delivered too")
+        try await other.close()
         try await store.close()
     }
 
