@@ -172,7 +172,6 @@ extension PostgresStore {
         throw ConversationRules.noSummary(of: id, exists: exists != nil)
     }
 
-    /// Those of `ids` that are users.
     /// Which of `ids` are users (deleted ones included), in one statement.
     func existingUsers(_ connection: PostgresConnection, _ ids: [UserID]) async throws -> Set<UserID> {
         guard !ids.isEmpty else { return [] }

@@ -117,9 +117,9 @@ extension PostgresStore {
         // With no earlier note waiting, this statement sends the message's note itself (one
         // round trip fewer); after one, the note queues behind it, keeping their order.
         let template = notes.isEmpty ? ChangeNote.messageTemplate(origin: origin, alsoTo: alsoTo) : nil
-        // One round trip, mentions included. The version is drawn as the conversation's row is updated, so after
-        // any send that held the row before; the sender's member row is updated only after
-        // it (it reads `position`), keeping the lock order.
+        // One round trip, mentions included. The version is drawn as the conversation's row
+        // is updated, so after any send that held the row before; the sender's member row is
+        // updated only after it (it reads `position`), keeping the lock order.
         guard
             let stored = try await connection.rows(
                 """

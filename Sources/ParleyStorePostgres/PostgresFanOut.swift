@@ -13,14 +13,14 @@ import Synchronization
 /// included); the fan-out loads what they name, on a connection of its own, and hands it to
 /// its subscribers. (From the store's pool, each load would wait behind every write queued
 /// for a connection: a node taking more sends than it can store would all but stop
-/// delivering.) Signals are
-/// sent as NOTIFYs of their own, outside any transaction, and never touch a table.
+/// delivering.) Signals are sent as NOTIFYs of their own, outside any transaction, and never
+/// touch a table.
 ///
-/// ``start(store:)`` opens the LISTEN connection before the node serves anything, and
-/// fails (so the node does not start) when it cannot; the connection is then kept open, and
-/// after losing it (or the loading connection) the fan-out publishes
-/// ``StoreChange/resyncRequired`` once it listens again, because changes may have been missed. As a service it runs until the service group shuts
-/// down, and then closes the connection.
+/// ``start(store:)`` opens the LISTEN and loading connections before the node serves
+/// anything, and fails (so the node does not start) when it cannot; they are then kept open,
+/// and after losing either the fan-out publishes ``StoreChange/resyncRequired`` once it
+/// listens again, because changes may have been missed. As a service it runs until the
+/// service group shuts down, and then closes them.
 public final class PostgresFanOut: FanOut, Service {
     let store: PostgresStore
     private let local = LocalFanOut()
