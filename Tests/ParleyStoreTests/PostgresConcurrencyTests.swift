@@ -89,6 +89,15 @@ struct PostgresConcurrencyTests {
         throw CancellationError()  // fewer waited behind it
     }
 
+    /// Whether `condition` comes true within 60 s (checked every 10 ms).
+    func comesTrue(_ condition: () -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !condition(), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+
     /// Whether `task` ends within `limit`, without waiting for it beyond (a write stuck
     /// behind a held lock must not hang the test).
     func ends<T: Sendable>(_ task: Task<T, any Error>, within limit: Duration) async -> Bool {
@@ -317,18 +326,12 @@ struct PostgresConcurrencyTests {
         try await waitForQueue(other, behind: holder.pid, count: 16)
         _ = try await other.appendMessage(
             try contract.text("through", to: .conversation(open), from: users[1], id: "through"))
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !heard.withLock({ $0.contains("through") }), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(heard.withLock { $0.contains("through") }, "the node delivered while its pool was taken")
+        let delivered = try await comesTrue { heard.withLock { $0.contains("through") } }
+        #expect(delivered, "the node delivered while its pool was taken")
         try await holder.release()
         for task in stuck { _ = try await task.value }
-        let drained = ContinuousClock.now + .seconds(60)
-        while heard.withLock({ $0.count }) < 25, ContinuousClock.now < drained {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(heard.withLock { $0.count } == 25, "the held sends were delivered too")
+        let drained = try await comesTrue { heard.withLock { $0.count } == 25 }
+        #expect(drained, "the held sends were delivered too")
         try await other.close()
         try await store.close()
     }
