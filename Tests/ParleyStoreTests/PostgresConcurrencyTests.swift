@@ -269,8 +269,8 @@ struct PostgresConcurrencyTests {
     }
 
     /// A delivery mark in a group stamps nothing, so it locks only its member's row: it goes
-    /// through while a send into the same group waits on the conversation's row. (Every
-    /// member's device sends one for each message; queued behind the group's sends, they
+    /// through while a send into the same group waits on the conversation's row. (A client
+    /// may send one for each message it receives; queued behind the group's sends, they
     /// would slow every send of a busy group.)
     @Test func aDeliveryMarkInAGroupDoesNotWaitForASendIntoIt() async throws {
         let store = try await StoreBackend.postgres.make() as! PostgresStore
