@@ -56,7 +56,10 @@ struct History: AsyncParsableCommand {
 }
 
 struct Send: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Send a text message to a user or group.")
+    static let configuration = CommandConfiguration(
+        abstract:
+            "Send a text message to a user or group; @username in it mentions them, @all everyone (where you may)."
+    )
     @OptionGroup var options: ClientOptions
     @Argument(help: "A username, a group name or a conversation id.") var conversation: String
     @Argument(parsing: .remaining, help: "The text.") var text: [String]
@@ -67,7 +70,9 @@ struct Send: AsyncParsableCommand {
             guard !message.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError("Nothing to send.") }
             let client = try await options.signedInClient()
             let summary = try await resolveConversation(conversation, client: client)
-            let handle = try await client.sendQueue.send(text: message, to: summary.id)
+            let handle = try await client.sendQueue.send(
+                text: message, mentions: await mentions(in: message, conversation: summary.id, client: client),
+                to: summary.id)
             await client.sendQueue.flush()
             switch await handle.state {
             case .sent(let seq): print("Sent to \(await title(summary, client: client)) (#\(seq)).")

@@ -155,6 +155,17 @@ extension CLITests {
         await server.stop()
     }
 
+    /// `parley send` mentions the users a line names, as a chat line does.
+    @Test func aSentLineMentionsTheUsersItNames() async throws {
+        let (server, alice, bob, carol) = try await Self.teamOfThree()
+        #expect(try await alice.succeed(["send", "team", "@bob, the report?"]).contains("Sent to #team (#1)."))
+        #expect(try await bob.succeed(["conversations"]).contains("[@me]"))
+        #expect(!(try await carol.succeed(["conversations"]).contains("[@me]")))
+        try await alice.succeed(["send", "team", "@all done"])
+        #expect(try await carol.succeed(["conversations"]).contains("[@me]"), "the owner's @all")
+        await server.stop()
+    }
+
     /// Only a group's owner and admins may mention everyone: anyone else's `@all`, and any
     /// `@all` in a direct chat, is sent as plain text rather than refused.
     @Test func atAllFromAPlainMemberOrInADirectChatIsPlainText() async throws {
