@@ -101,9 +101,15 @@ final class LiveSocket: Sendable {
         outgoing.yield(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: bytes))))
     }
 
+    /// How long a wait lasts by default. It matters only when a test fails, so it is generous:
+    /// in the first two minutes of CI's PostgreSQL phase, with the whole suite starting at
+    /// once, tests that take a second alone take 60–95 s, and an `auth` once went unanswered
+    /// for over 30 s there (as `eventually`'s 90 s say for the SDK's tests).
+    static let patience: Duration = .seconds(90)
+
     /// Sends a frame and waits for the answer with the same id (`result`, `error`, `ready`, `pong`).
     @discardableResult
-    func request<P: Codable & Sendable>(_ type: ClientFrameType, _ payload: P, timeout: Duration = .seconds(30))
+    func request<P: Codable & Sendable>(_ type: ClientFrameType, _ payload: P, timeout: Duration = LiveSocket.patience)
         async throws
         -> ReceivedFrame
     {
@@ -133,7 +139,9 @@ final class LiveSocket: Sendable {
     }
 
     /// Waits until a frame matching `predicate` arrives.
-    func waitFor(timeout: Duration = .seconds(30), _ predicate: (ReceivedFrame) -> Bool) async throws -> ReceivedFrame {
+    func waitFor(timeout: Duration = LiveSocket.patience, _ predicate: (ReceivedFrame) -> Bool) async throws
+        -> ReceivedFrame
+    {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let frame = frames.withLock({ $0.first(where: predicate) }) { return frame }
@@ -143,7 +151,7 @@ final class LiveSocket: Sendable {
     }
 
     /// Waits until the server closes the socket and returns the close code.
-    func waitForClose(timeout: Duration = .seconds(30)) async throws -> Int? {
+    func waitForClose(timeout: Duration = LiveSocket.patience) async throws -> Int? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let state = closeFrame.withLock { $0 }
