@@ -56,46 +56,34 @@ struct PostgresConcurrencyTests {
                 SELECT 1 FROM pg_stat_activity s
                 WHERE $1 = ANY(pg_blocking_pids(s.pid)) AND s.pid = ANY(pg_blocking_pids(a.pid)))
             """
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            if try await store.client.withConnection({ connection in
-                try await connection.scalar(Int64.self, chain, [.int(pid)], logger: store.logger)!
-            }) > 0 {
-                return
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw CancellationError()  // nothing waited behind it
+        try await waitUntil(store, counts: chain, behind: pid, atLeast: 1)
     }
 
     /// Waits until at least `count` sessions wait behind `pid`, directly or behind another
     /// waiter (those that queue on a held row wait for the first in the queue).
     func waitForQueue(_ store: PostgresStore, behind pid: Int64, count: Int64) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            let queued = try await store.client.withConnection { connection in
-                try await connection.scalar(
-                    Int64.self,
-                    """
-                    WITH RECURSIVE queue(pid) AS (
-                        SELECT $1::int UNION
-                        SELECT a.pid FROM pg_stat_activity a JOIN queue q ON q.pid = ANY(pg_blocking_pids(a.pid)))
-                    SELECT count(*) - 1 FROM queue
-                    """, [.int(pid)], logger: store.logger)!
-            }
-            if queued >= count { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw CancellationError()  // fewer waited behind it
+        let queue = """
+            WITH RECURSIVE queue(pid) AS (
+                SELECT $1::int UNION
+                SELECT a.pid FROM pg_stat_activity a JOIN queue q ON q.pid = ANY(pg_blocking_pids(a.pid)))
+            SELECT count(*) - 1 FROM queue
+            """
+        try await waitUntil(store, counts: queue, behind: pid, atLeast: count)
     }
 
-    /// Whether `condition` comes true within 60 s (checked every 10 ms).
-    func comesTrue(_ condition: () -> Bool) async throws -> Bool {
+    /// Polls `sql` (a count, with `pid` as `$1`) until it reaches `count`, for up to 60 s.
+    private func waitUntil(_ store: PostgresStore, counts sql: String, behind pid: Int64, atLeast count: Int64)
+        async throws
+    {
         let deadline = ContinuousClock.now + .seconds(60)
-        while !condition(), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
+        while ContinuousClock.now < deadline {
+            let counted = try await store.client.withConnection { connection in
+                try await connection.scalar(Int64.self, sql, [.int(pid)], logger: store.logger)!
+            }
+            if counted >= count { return }
+            try await Task.sleep(for: .milliseconds(20))
         }
-        return condition()
+        throw CancellationError()  // too few waited behind it
     }
 
     /// Whether `task` ends within `limit`, without waiting for it beyond (a write stuck

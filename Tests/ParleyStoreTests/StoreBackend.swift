@@ -87,3 +87,13 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
         TestBackend.postgresURL == nil ? [.sqlite] : [.sqlite, .postgres]
     }
 }
+
+/// Whether `condition` comes true within 60 s (checked every 10 ms): for what a fan-out
+/// publishes after the write that caused it has returned.
+func comesTrue(_ condition: () -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while !condition(), ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}

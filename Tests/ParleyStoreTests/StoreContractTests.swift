@@ -464,10 +464,7 @@ import Testing
         let users = try await makeUsers(store, "alice", "bob")
         _ = try await store.appendMessage(text("hello", to: .directWith(users[1]), from: users[0], id: "first"))
         _ = try await store.appendMessage(text("again", to: .directWith(users[1]), from: users[0], id: "second"))
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !published.withLock({ $0.contains("message second") }), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        _ = try await comesTrue { published.withLock { $0.contains("message second") } }
         #expect(
             published.withLock { $0 } == [
                 "conversation.added", "conversation.added", "message first", "message second",
