@@ -98,11 +98,13 @@ public final class PostgresFanOut: FanOut, Service {
         while !Task.isCancelled {
             do {
                 let connection = try await PostgresConnection.connect(
-                    configuration: store.connectionConfiguration, id: 1, logger: logger)
+                    configuration: store.configuration(for: .listen), id: 1, logger: logger)
                 defer { Task { try? await connection.close() } }
                 let loader = try await PostgresConnection.connect(
-                    configuration: store.connectionConfiguration, id: 2, logger: logger)
+                    configuration: store.configuration(for: .load), id: 2, logger: logger)
                 defer { Task { try? await loader.close() } }
+                // A lost loading connection ends the LISTEN at once, not at the next change.
+                loader.closeFuture.whenComplete { _ in connection.close().whenComplete { _ in } }
                 try await connection.listen(on: store.channel) { notifications in
                     if !settleFirstListen(.success(())) { local.deliver(.stored(.resyncRequired)) }
                     for try await notification in notifications {
@@ -116,7 +118,7 @@ public final class PostgresFanOut: FanOut, Service {
                 if settleFirstListen(.failure(failure)) { return }
                 logger.warning(
                     "Stopped hearing changes (the LISTEN or loading connection failed); clients will resync",
-                    metadata: ["error": "\(error)"])
+                    metadata: ["error": "\(PostgresStore.explain(error))"])
             }
             try? await Task.sleep(for: .milliseconds(200))
         }

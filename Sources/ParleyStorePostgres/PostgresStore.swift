@@ -35,8 +35,8 @@ public final class PostgresStore: ParleyStore {
     let memberCache = MemberCache()
     /// Messages this node stored, for its fan-out (``OwnMessages``).
     let ownMessages = OwnMessages()
-    /// How to open a connection outside the pool (the fan-out's LISTEN connection).
-    let connectionConfiguration: PostgresConnection.Configuration
+    /// How to open a connection outside the pool (the fan-out's); see ``configuration(for:)``.
+    private let connectionConfiguration: PostgresConnection.Configuration
     /// The schema this store lives in; nil: the connection's default.
     let schema: String?
     private let poolTask = Mutex<Task<Void, Never>?>(nil)
@@ -54,9 +54,11 @@ public final class PostgresStore: ParleyStore {
     }
 
     /// Connects to `url` (`postgres://user[:password]@host[:port]/database`), applies
-    /// migrations. `schema` isolates one store inside a database. Nodes hear each other
-    /// through ``PostgresFanOut/start(store:)``.
-    public static func connect(url: String, schema: String? = nil, logger: Logger) async throws -> PostgresStore {
+    /// migrations. `schema` isolates one store inside a database; `connections` is the most
+    /// the pool opens. Nodes hear each other through ``PostgresFanOut/start(store:)``.
+    public static func connect(url: String, schema: String? = nil, connections: Int = 16, logger: Logger)
+        async throws -> PostgresStore
+    {
         guard let components = URLComponents(string: url),
             ["postgres", "postgresql"].contains(components.scheme ?? ""),
             let host = components.host, let user = components.user
@@ -67,7 +69,7 @@ public final class PostgresStore: ParleyStore {
         var clientConfiguration = PostgresClient.Configuration(
             host: host, port: components.port ?? 5432, username: user, password: components.password,
             database: database.isEmpty ? nil : database, tls: .disable)
-        clientConfiguration.options.maximumConnections = 16
+        clientConfiguration.options.maximumConnections = connections
         var connection = PostgresConnection.Configuration(
             host: host, port: components.port ?? 5432, username: user, password: components.password,
             database: database.isEmpty ? nil : database, tls: .disable)
@@ -78,6 +80,8 @@ public final class PostgresStore: ParleyStore {
             clientConfiguration.options.additionalStartupParameters = [("search_path", schema)]
             connection.options.additionalStartupParameters = [("search_path", schema)]
         }
+        clientConfiguration.options.additionalStartupParameters.append(
+            ("application_name", applicationName(.pool, schema: schema)))
         let store = PostgresStore(
             client: PostgresClient(configuration: clientConfiguration, backgroundLogger: logger),
             connection: connection,
@@ -94,6 +98,24 @@ public final class PostgresStore: ParleyStore {
                 .unavailable, "PostgreSQL at \(host):\(components.port ?? 5432) cannot be used: \(explain(error))")
         }
         return store
+    }
+
+    /// What a node's connections do, as their `application_name` in `pg_stat_activity` says:
+    /// `parley/SCHEMA/ROLE` (`public` for the default schema).
+    enum ConnectionRole: String {
+        case pool, listen, load
+    }
+
+    static func applicationName(_ role: ConnectionRole, schema: String?) -> String {
+        "parley/\(schema ?? "public")/\(role.rawValue)"
+    }
+
+    /// How to open a connection of `role` outside the pool.
+    func configuration(for role: ConnectionRole) -> PostgresConnection.Configuration {
+        var configuration = connectionConfiguration
+        configuration.options.additionalStartupParameters.append(
+            ("application_name", Self.applicationName(role, schema: schema)))
+        return configuration
     }
 
     public func checkReady() async throws {

@@ -26,6 +26,12 @@ struct Serve: AsyncParsableCommand {
     )
     var database: String?
 
+    @Option(
+        help:
+            "The most PostgreSQL connections this node's pool opens, 1-1000 (PARLEY_DATABASE_CONNECTIONS); the node holds two more for hearing other nodes. Default 16."
+    )
+    var databaseConnections: Int?
+
     @Option(help: "Commit durability, full or normal (PARLEY_SYNC). Default full: fsync on every commit.")
     var sync: String?
 
@@ -200,6 +206,11 @@ struct Serve: AsyncParsableCommand {
         }
         func integer(_ flag: Int?, _ variable: String, _ name: String, _ range: ClosedRange<Int>) throws -> Int? {
             try setting(flag.map(String.init), variable).map { try Self.integer($0, name, range) }
+        }
+        if let count = try integer(
+            databaseConnections, "PARLEY_DATABASE_CONNECTIONS", "database connection count", 1...1000)
+        {
+            configuration.databaseConnections = count
         }
         if let seconds = try integer(heartbeatTimeout, "PARLEY_HEARTBEAT_TIMEOUT", "heartbeat timeout", 2...3600) {
             configuration.heartbeatTimeout = .seconds(seconds)

@@ -341,7 +341,10 @@ extension LiveServerSuites {
             await west.stop()
         }
 
-        @Test func aNodeThatLosesItsListenConnectionTellsItsClientsToResync() async throws {
+        /// A node's fan-out holds two connections of its own: the LISTEN and the one it loads
+        /// what it hears on. Losing either may lose changes, so its sockets are told to resync.
+        @Test(arguments: ["listen", "load"])
+        func aNodeThatLosesAFanOutConnectionTellsItsClientsToResync(connection: String) async throws {
             let schema = Self.freshSchema()
             let node = try await Self.node(schema: schema)
             let alice = try makeClient(node.url)
@@ -359,8 +362,8 @@ extension LiveServerSuites {
                 return
             }
 
-            let terminated = try await terminateListeners(schema: schema)
-            #expect(terminated == 1, "the node's one LISTEN connection")
+            let terminated = try await terminateConnections("parley/\(schema)/\(connection)")
+            #expect(terminated == 1, "the node's one \(connection) connection")
             guard terminated > 0 else { return }
             var closeCode: Int?
             while let event = await events.next() {
@@ -376,12 +379,12 @@ extension LiveServerSuites {
             await node.stop()
         }
 
-        /// Kills the PostgreSQL backends LISTENing for `schema` (a lost LISTEN connection) and
-        /// answers how many there were.
-        func terminateListeners(schema: String) async throws -> Int {
+        /// Kills the PostgreSQL backends whose `application_name` is `name` (a lost
+        /// connection) and answers how many there were.
+        func terminateConnections(_ name: String) async throws -> Int {
             Int(
                 try await TestBackend.psql(
-                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query ILIKE '%LISTEN%parley_changes_\(schema)%'"
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(name)'"
                 )) ?? 0
         }
     }

@@ -62,14 +62,16 @@ struct PostgresConcurrencyTests {
     /// Waits until at least `count` sessions wait behind `pid`, directly or behind another
     /// waiter (those that queue on a held row wait for the first in the queue).
     func waitForQueue(_ store: PostgresStore, behind pid: Int64, count: Int64) async throws {
-        let queue = """
-            WITH RECURSIVE queue(pid) AS (
-                SELECT $1::int UNION
-                SELECT a.pid FROM pg_stat_activity a JOIN queue q ON q.pid = ANY(pg_blocking_pids(a.pid)))
-            SELECT count(*) - 1 FROM queue
-            """
-        try await waitUntil(store, counts: queue, behind: pid, atLeast: count)
+        try await waitUntil(store, counts: Self.queue, behind: pid, atLeast: count)
     }
+
+    /// How many sessions wait behind `$1`, directly or behind another that does.
+    static let queue = """
+        WITH RECURSIVE queue(pid) AS (
+            SELECT $1::int UNION
+            SELECT a.pid FROM pg_stat_activity a JOIN queue q ON q.pid = ANY(pg_blocking_pids(a.pid)))
+        SELECT count(*) - 1 FROM queue
+        """
 
     /// Polls `sql` (a count, with `pid` as `$1`) until it reaches `count`, for up to 60 s.
     private func waitUntil(_ store: PostgresStore, counts sql: String, behind pid: Int64, atLeast count: Int64)
@@ -321,6 +323,36 @@ struct PostgresConcurrencyTests {
         let drained = try await comesTrue { heard.withLock { $0.count } == 25 }
         #expect(drained, "the held sends were delivered too")
         try await other.close()
+        try await store.close()
+    }
+
+    /// A node's pool opens at most `connections`: sends beyond them wait for one of its
+    /// connections, not for a connection of their own.
+    @Test func aStoreOpensNoMorePooledConnectionsThanItIsAllowed() async throws {
+        let store = try await StoreBackend.postgres.make() as! PostgresStore
+        let small = try await PostgresStore.connect(
+            url: TestBackend.postgresURL!, schema: store.schema, connections: 3, logger: store.logger)
+        let users = try await contract.makeUsers(store, "alice", "bob")
+        let held = try await store.createGroup(name: "held", ownerId: users[0], memberIds: users, at: 1).id
+        let holder = try await RowLockHolder(store, "SELECT 1 FROM conversations WHERE id = \(held) FOR UPDATE")
+        let sends = (0..<8).map { index in
+            Task {
+                try await small.appendMessage(
+                    try contract.text("\(index)", to: .conversation(held), from: users[0], id: "s\(index)"))
+            }
+        }
+        try await waitForQueue(store, behind: holder.pid, count: 3)
+        // Time for a pool without a bound to open a connection for each of the eight.
+        try await Task.sleep(for: .seconds(1))
+        let waiting = try await store.client.withConnection { connection in
+            try await connection.scalar(Int64.self, Self.queue, [.int(holder.pid)], logger: store.logger)!
+        }
+        #expect(waiting == 3)
+        try await holder.release()
+        var seqs: [Int64] = []
+        for send in sends { seqs.append(try await send.value.message.seq) }
+        #expect(seqs.sorted() == Array(1...8))
+        try await small.close()
         try await store.close()
     }
 

@@ -14,6 +14,9 @@ public struct ServerConfiguration: Sendable {
     public var databaseURL: String?
     /// A PostgreSQL schema to use instead of `public` (isolates test runs in one database).
     public var databaseSchema: String?
+    /// The most PostgreSQL connections a node's pool opens for requests (each node also holds
+    /// two of the fan-out's own).
+    public var databaseConnections = 16
     public var durability = SQLiteStore.Durability.full
     /// PEM files; TLS is on when both are set.
     public var tlsCertificatePath: String?

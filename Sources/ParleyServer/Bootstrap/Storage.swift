@@ -25,7 +25,9 @@ struct Storage {
     static func open(_ configuration: ServerConfiguration, logger: Logger) async throws -> Storage {
         let files = try openFiles(configuration)
         if let url = configuration.databaseURL {
-            let store = try await PostgresStore.connect(url: url, schema: configuration.databaseSchema, logger: logger)
+            let store = try await PostgresStore.connect(
+                url: url, schema: configuration.databaseSchema, connections: configuration.databaseConnections,
+                logger: logger)
             do {
                 let fanOut = try await PostgresFanOut.start(store: store)
                 return Storage(
