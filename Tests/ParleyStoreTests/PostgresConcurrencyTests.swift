@@ -429,4 +429,63 @@ struct PostgresConcurrencyTests {
         #expect((mark == "read" ? bob?.readSeq : bob?.deliveredSeq) == 10)
         try await store.close()
     }
+
+    /// A node hears of commits through NOTIFY, possibly long after them. Heard only after the
+    /// group's members changed twice (the notes are kept, then loaded as the fan-out loads
+    /// them), each message must still reach the members of the moment it was sent, not those
+    /// of the moment it is heard.
+    @Test func aNodeThatHearsOfSendsLateStillReachesTheMembersOfTheirMoment() async throws {
+        let store = try await StoreBackend.postgres.make() as! PostgresStore
+        let users = try await contract.makeUsers(store, "alice", "bob", "cyd")
+        let (alice, bob, cyd) = (users[0], users[1], users[2])
+        let group = try await store.createGroup(name: "g", ownerId: alice, memberIds: [bob], at: 1).id
+        let listener = try await PostgresConnection.connect(
+            configuration: store.configuration(for: .listen), id: 9, logger: store.logger)
+        let loader = try await PostgresConnection.connect(
+            configuration: store.configuration(for: .load), id: 10, logger: store.logger)
+        let (listening, ready) = AsyncStream<Void>.makeStream()
+        let kept = Mutex<[String]>([])
+        let keeping = Task {
+            try await listener.listen(on: store.channel) { notifications in
+                ready.yield()
+                for try await notification in notifications { kept.withLock { $0.append(notification.payload) } }
+            }
+        }
+        for await _ in listening { break }
+        func send(_ id: String) async throws {
+            _ = try await store.appendMessage(try contract.text(id, to: .conversation(group), from: alice, id: id))
+        }
+        try await send("2")
+        try await store.addMembers([cyd], to: group, by: alice, at: 1)
+        try await send("4")
+        _ = try await store.changeGroup(group, .removeMember(bob), by: alice, at: 1)
+        try await send("6")
+        try await store.addMembers([bob], to: group, by: alice, at: 1)
+        try await send("8")
+
+        // Now the node hears them, in the order PostgreSQL delivered them.
+        var heard: [Int64: Set<UserID>] = [:]
+        var loaded = 0
+        let deadline = ContinuousClock.now + .seconds(30)
+        while heard.count < 7, ContinuousClock.now < deadline {
+            for payload in kept.withLock({ Array($0.dropFirst(loaded)) }) {
+                loaded += 1
+                for case .message(let message, let recipients, _) in try await store.changes(
+                    for: try JSONText.decode(ChangeNote.self, from: payload), on: loader)
+                where message.conversationId == group {
+                    heard[message.seq] = Set(recipients)
+                }
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(
+            heard == [
+                1: [alice, bob], 2: [alice, bob, cyd], 3: [alice, bob, cyd], 4: [alice, bob, cyd], 5: [alice, cyd],
+                6: [alice, bob, cyd], 7: [alice, bob, cyd],
+            ], "bob, back by the time the node hears, still misses what was sent while he was away")
+        keeping.cancel()
+        try await listener.close()
+        try await loader.close()
+        try await store.close()
+    }
 }
