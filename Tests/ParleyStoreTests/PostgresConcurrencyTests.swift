@@ -46,6 +46,19 @@ struct PostgresConcurrencyTests {
         }
     }
 
+    /// `count` texts from `sender` into `group` through `store` ("0", "1", …), each sent by a
+    /// task of its own, so that they wait side by side.
+    func sends(_ count: Int, into group: ConversationID, from sender: UserID, via store: PostgresStore)
+        -> [Task<AppendResult, any Error>]
+    {
+        (0..<count).map { index in
+            Task {
+                try await store.appendMessage(
+                    try contract.text("\(index)", to: .conversation(group), from: sender, id: "s\(index)"))
+            }
+        }
+    }
+
     /// Waits until a session waits behind `depth` links of locks starting at `pid`.
     func waitForBlocked(_ store: PostgresStore, behind pid: Int64, depth: Int) async throws {
         let chain =
@@ -307,12 +320,7 @@ struct PostgresConcurrencyTests {
         }
         let holder = try await RowLockHolder(other, "SELECT 1 FROM conversations WHERE id = \(held) FOR UPDATE")
         // The pool holds 16 connections: 24 sends take them all and queue for more.
-        let stuck = (0..<24).map { index in
-            Task {
-                try await store.appendMessage(
-                    try contract.text("\(index)", to: .conversation(held), from: users[0], id: "s\(index)"))
-            }
-        }
+        let stuck = sends(24, into: held, from: users[0], via: store)
         try await waitForQueue(other, behind: holder.pid, count: 16)
         _ = try await other.appendMessage(
             try contract.text("through", to: .conversation(open), from: users[1], id: "through"))
@@ -335,22 +343,17 @@ struct PostgresConcurrencyTests {
         let users = try await contract.makeUsers(store, "alice", "bob")
         let held = try await store.createGroup(name: "held", ownerId: users[0], memberIds: users, at: 1).id
         let holder = try await RowLockHolder(store, "SELECT 1 FROM conversations WHERE id = \(held) FOR UPDATE")
-        let sends = (0..<8).map { index in
-            Task {
-                try await small.appendMessage(
-                    try contract.text("\(index)", to: .conversation(held), from: users[0], id: "s\(index)"))
-            }
-        }
+        let waiting = sends(8, into: held, from: users[0], via: small)
         try await waitForQueue(store, behind: holder.pid, count: 3)
         // Time for a pool without a bound to open a connection for each of the eight.
         try await Task.sleep(for: .seconds(1))
-        let waiting = try await store.client.withConnection { connection in
+        let queued = try await store.client.withConnection { connection in
             try await connection.scalar(Int64.self, Self.queue, [.int(holder.pid)], logger: store.logger)!
         }
-        #expect(waiting == 3)
+        #expect(queued == 3)
         try await holder.release()
         var seqs: [Int64] = []
-        for send in sends { seqs.append(try await send.value.message.seq) }
+        for send in waiting { seqs.append(try await send.value.message.seq) }
         #expect(seqs.sorted() == Array(1...8))
         try await small.close()
         try await store.close()
