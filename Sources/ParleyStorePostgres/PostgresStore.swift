@@ -53,10 +53,15 @@ public final class PostgresStore: ParleyStore {
         self.presenceLock = PostgresSchema.presenceLock(schema: schema)
     }
 
+    /// The most connections a pool opens unless told otherwise.
+    public static let defaultConnections = 16
+
     /// Connects to `url` (`postgres://user[:password]@host[:port]/database`), applies
     /// migrations. `schema` isolates one store inside a database; `connections` is the most
     /// the pool opens. Nodes hear each other through ``PostgresFanOut/start(store:)``.
-    public static func connect(url: String, schema: String? = nil, connections: Int = 16, logger: Logger)
+    public static func connect(
+        url: String, schema: String? = nil, connections: Int = defaultConnections, logger: Logger
+    )
         async throws -> PostgresStore
     {
         guard let components = URLComponents(string: url),

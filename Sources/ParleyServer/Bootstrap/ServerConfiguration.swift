@@ -1,5 +1,6 @@
 import ParleyCore
 import ParleyStore
+import ParleyStorePostgres
 import ParleyStoreSQLite
 
 /// Everything `parley serve` can be told; the defaults run a complete server with nothing
@@ -16,7 +17,7 @@ public struct ServerConfiguration: Sendable {
     public var databaseSchema: String?
     /// The most PostgreSQL connections a node's pool opens for requests (each node also holds
     /// two of the fan-out's own).
-    public var databaseConnections = 16
+    public var databaseConnections = PostgresStore.defaultConnections
     public var durability = SQLiteStore.Durability.full
     /// PEM files; TLS is on when both are set.
     public var tlsCertificatePath: String?
