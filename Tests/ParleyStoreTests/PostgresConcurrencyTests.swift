@@ -92,13 +92,17 @@ struct PostgresConcurrencyTests {
     {
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
-            let counted = try await store.client.withConnection { connection in
-                try await connection.scalar(Int64.self, sql, [.int(pid)], logger: store.logger)!
-            }
-            if counted >= count { return }
+            if try await counted(store, sql, behind: pid) >= count { return }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw CancellationError()  // too few waited behind it
+    }
+
+    /// What `sql` (a count, with `pid` as `$1`) answers now.
+    func counted(_ store: PostgresStore, _ sql: String, behind pid: Int64) async throws -> Int64 {
+        try await store.client.withConnection { connection in
+            try await connection.scalar(Int64.self, sql, [.int(pid)], logger: store.logger)!
+        }
     }
 
     /// Whether `task` ends within `limit`, without waiting for it beyond (a write stuck
@@ -347,10 +351,7 @@ struct PostgresConcurrencyTests {
         try await waitForQueue(store, behind: holder.pid, count: 3)
         // Time for a pool without a bound to open a connection for each of the eight.
         try await Task.sleep(for: .seconds(1))
-        let queued = try await store.client.withConnection { connection in
-            try await connection.scalar(Int64.self, Self.queue, [.int(holder.pid)], logger: store.logger)!
-        }
-        #expect(queued == 3)
+        #expect(try await counted(store, Self.queue, behind: holder.pid) == 3)
         try await holder.release()
         var seqs: [Int64] = []
         for send in waiting { seqs.append(try await send.value.message.seq) }
