@@ -45,12 +45,18 @@ extension PostgresStore {
         }
         if let read = note.read, read.count == 3 {
             let receipt = ReadReceipt(conversationId: ConversationID(read[0]), userId: UserID(read[1]), seq: read[2])
-            result.append(.read(receipt, recipients: try await memberList(connection, receipt.conversationId)))
+            result.append(
+                .read(
+                    receipt,
+                    recipients: try await members(connection, of: receipt.conversationId, at: note.membersVersion)))
         }
         if let delivered = note.delivered, delivered.count == 3 {
             let receipt = ReadReceipt(
                 conversationId: ConversationID(delivered[0]), userId: UserID(delivered[1]), seq: delivered[2])
-            result.append(.delivered(receipt, recipients: try await memberList(connection, receipt.conversationId)))
+            result.append(
+                .delivered(
+                    receipt,
+                    recipients: try await members(connection, of: receipt.conversationId, at: note.membersVersion)))
         }
         if let session = note.session { result.append(.sessionRevoked(SessionID(session))) }
         return result

@@ -133,7 +133,10 @@ extension PostgresStore {
                 connection, "delivered_seq", of: userId, in: conversationId, to: seq
             ) { $0 == .direct }
             if watermark.moved && watermark.kind == .direct {
-                notes.add(ChangeNote(delivered: [conversationId.rawValue, userId.rawValue, watermark.seq]))
+                notes.add(
+                    ChangeNote(
+                        membersVersion: watermark.membersVersion,
+                        delivered: [conversationId.rawValue, userId.rawValue, watermark.seq]))
             }
             return ReadReceipt(conversationId: conversationId, userId: userId, seq: watermark.seq)
         }

@@ -238,7 +238,9 @@ extension PostgresStore {
             try await self.announce(
                 connection, notes,
                 [Announcement(to: [userId], ReadMoved(conversationId: conversationId, readSeq: target).body)], at: now)
-            notes.add(ChangeNote(read: [conversationId.rawValue, userId.rawValue, target]))
+            notes.add(
+                ChangeNote(
+                    membersVersion: watermark.membersVersion, read: [conversationId.rawValue, userId.rawValue, target]))
             return ReadReceipt(conversationId: conversationId, userId: userId, seq: target)
         }
     }
@@ -255,11 +257,13 @@ extension PostgresStore {
     /// waits for a send. The watermark is read under the lock, in the statement that takes it,
     /// so two marks at once never move it back. Only a member may move theirs (`not_a_member`
     /// otherwise, also for a conversation that does not exist); the member list is not read
-    /// for that.
+    /// for that. It answers the conversation's `members_version` too: for a mark that stamps,
+    /// read under the conversation's lock, so it is the version of the members the mark's
+    /// receipt is for.
     func moveWatermark(
         _ connection: PostgresConnection, _ column: String, of userId: UserID, in conversationId: ConversationID,
         to seq: Int64, resyncs: (ConversationKind) -> Bool
-    ) async throws -> (seq: Int64, moved: Bool, kind: ConversationKind) {
+    ) async throws -> (seq: Int64, moved: Bool, kind: ConversationKind, membersVersion: Int64) {
         // First as a mark that stamps nothing, where its kind allows that (it finds no row
         // otherwise); then as one that stamps.
         let quietKinds = ConversationKind.allCases.filter { !resyncs($0) }
@@ -273,13 +277,14 @@ extension PostgresStore {
         guard let row = found else { throw ParleyError.notAMember(of: conversationId) }
         let kind = ConversationRules.kind(stored: try row.text("kind"))
         let current = try row.int("current")
+        let membersVersion = try row.int("members_version")
         guard let target = ReadWatermark.target(requested: seq, maxSeq: try row.int("max_seq"), current: current)
-        else { return (current, false, kind) }
+        else { return (current, false, kind, membersVersion) }
         guard resyncs(kind) else {
             try await connection.rows(
                 "UPDATE members SET \(column) = $1 WHERE conversation_id = $2 AND user_id = $3",
                 [.int(target), .int(conversationId.rawValue), .int(userId.rawValue)], logger: logger)
-            return (target, true, kind)
+            return (target, true, kind, membersVersion)
         }
         // One statement: both rows are locked already, so the order of their updates is free.
         try await connection.rows(
@@ -291,21 +296,22 @@ extension PostgresStore {
             UPDATE conversations SET version = drawn.version FROM drawn WHERE id = $2
             """,
             [.int(target), .int(conversationId.rawValue), .int(userId.rawValue)], logger: logger)
-        return (target, true, kind)
+        return (target, true, kind, membersVersion)
     }
 
-    /// Reads the conversation's kind and `max_seq` and the member's watermark `column` (as
-    /// `current`), in one statement that locks what the mark needs: with `kinds`, only the
-    /// member's row, and only in a conversation of one of those kinds; without, the
-    /// conversation's row and then the member's (PostgreSQL locks in the order `FOR UPDATE OF`
-    /// names them). Nil when the user is not a member (or `kinds` excludes the conversation).
+    /// Reads the conversation's kind, `max_seq` and `members_version` and the member's
+    /// watermark `column` (as `current`), in one statement that locks what the mark needs:
+    /// with `kinds`, only the member's row, and only in a conversation of one of those kinds;
+    /// without, the conversation's row and then the member's (PostgreSQL locks in the order
+    /// `FOR UPDATE OF` names them). Nil when the user is not a member (or `kinds` excludes the
+    /// conversation).
     private func lockWatermark(
         _ connection: PostgresConnection, _ column: String, of userId: UserID, in conversationId: ConversationID,
         kinds: [ConversationKind]?
     ) async throws -> PostgresRandomAccessRow? {
         try await connection.rows(
             """
-            SELECT c.kind, c.max_seq, m.\(column) AS current FROM conversations c
+            SELECT c.kind, c.max_seq, c.members_version, m.\(column) AS current FROM conversations c
             JOIN members m ON m.conversation_id = c.id AND m.user_id = $2
             WHERE c.id = $1 \(kinds == nil ? "" : "AND c.kind = ANY(string_to_array($3, ','))")
             FOR UPDATE OF \(kinds == nil ? "c, m" : "m")

@@ -331,8 +331,9 @@ struct ChangeNote: Codable, Sendable {
     /// A new message's id, and the sending connection as `node/tag`.
     var message: Int64?
     var origin: String?
-    /// The `members_version` of the message's conversation when it was sent, so that nodes
-    /// find its member list in their ``MemberCache``.
+    /// The `members_version` of the conversation when its message was sent or its watermark
+    /// moved (a `read` or `delivered` note), so that nodes find its member list in their
+    /// ``MemberCache``, and a late note still reaches the members of its moment.
     var membersVersion: Int64?
     /// Users who get the message besides the members (a notice to someone it removes).
     var alsoTo: [Int64]?

@@ -438,7 +438,7 @@ struct PostgresConcurrencyTests {
     /// group's members changed twice (the notes are kept, then loaded as the fan-out loads
     /// them), each message must still reach the members of the moment it was sent, not those
     /// of the moment it is heard.
-    @Test func aNodeThatHearsOfSendsLateStillReachesTheMembersOfTheirMoment() async throws {
+    @Test func aNodeThatHearsOfSendsAndMarksLateStillReachesTheMembersOfTheirMoment() async throws {
         let store = try await StoreBackend.postgres.make() as! PostgresStore
         let users = try await contract.makeUsers(store, "alice", "bob", "cyd")
         let (alice, bob, cyd) = (users[0], users[1], users[2])
@@ -460,6 +460,7 @@ struct PostgresConcurrencyTests {
             _ = try await store.appendMessage(try contract.text(id, to: .conversation(group), from: alice, id: id))
         }
         try await send("2")
+        _ = try await store.markRead(group, by: bob, upTo: 2, at: 1)
         try await store.addMembers([cyd], to: group, by: alice, at: 1)
         try await send("4")
         _ = try await store.changeGroup(group, .removeMember(bob), by: alice, at: 1)
@@ -469,15 +470,21 @@ struct PostgresConcurrencyTests {
 
         // Now the node hears them, in the order PostgreSQL delivered them.
         var heard: [Int64: Set<UserID>] = [:]
+        var receipts: [Set<UserID>] = []
         var loaded = 0
         let deadline = ContinuousClock.now + .seconds(30)
-        while heard.count < 7, ContinuousClock.now < deadline {
+        while heard.count < 7 || receipts.isEmpty, ContinuousClock.now < deadline {
             for payload in kept.withLock({ Array($0.dropFirst(loaded)) }) {
                 loaded += 1
-                for case .message(let message, let recipients, _) in try await store.changes(
+                for change in try await store.changes(
                     for: try JSONText.decode(ChangeNote.self, from: payload), on: loader)
-                where message.conversationId == group {
-                    heard[message.seq] = Set(recipients)
+                {
+                    switch change {
+                    case .message(let message, let recipients, _) where message.conversationId == group:
+                        heard[message.seq] = Set(recipients)
+                    case .read(_, let recipients): receipts.append(Set(recipients))
+                    default: break
+                    }
                 }
             }
             try await Task.sleep(for: .milliseconds(5))
@@ -487,6 +494,7 @@ struct PostgresConcurrencyTests {
                 1: [alice, bob], 2: [alice, bob, cyd], 3: [alice, bob, cyd], 4: [alice, bob, cyd], 5: [alice, cyd],
                 6: [alice, bob, cyd], 7: [alice, bob, cyd],
             ], "bob, back by the time the node hears, still misses what was sent while he was away")
+        #expect(receipts == [[alice, bob]], "bob's read receipt goes to the members of its moment, not to cyd")
         keeping.cancel()
         try await listener.close()
         try await loader.close()

@@ -7,7 +7,8 @@ public enum StoreChange: Sendable {
     case message(Message, recipients: [UserID], origin: ConnectionTag?)
     /// Entries appended to users' event streams.
     case events([UserID: [UserEvent]])
-    /// A member's read watermark moved; `recipients` are the conversation's members.
+    /// A member's read watermark moved; `recipients` are the conversation's members when it
+    /// moved.
     case read(ReadReceipt, recipients: [UserID])
     /// A member's delivered watermark moved in a direct conversation; `recipients` are its members.
     case delivered(ReadReceipt, recipients: [UserID])
