@@ -183,6 +183,33 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
+        let configuration = try configuration(environment: environment)
+        let levelName = logLevel ?? environment["PARLEY_LOG_LEVEL"] ?? "info"
+        guard let level = Logger.Level(rawValue: levelName) else {
+            throw ValidationError("Unknown log level '\(levelName)'.")
+        }
+
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "parley")
+        logger.info(
+            "Starting Parley",
+            metadata: [
+                "address": "\(configuration.usesTLS ? "https" : "http")://\(configuration.host):\(configuration.port)",
+                "storage": "\(configuration.databaseURL == nil ? "sqlite:" + configuration.dataDirectory : "postgres")",
+                "sync": "\(configuration.durability.rawValue)",
+            ])
+        let app = try await buildApplication(configuration, logger: logger)
+        try await app.runService()
+        logger.info("Parley stopped")
+    }
+
+    /// The server's settings from these flags and `environment` (a flag beats its variable);
+    /// a `ValidationError` says which value is wrong, and why.
+    func configuration(environment: [String: String]) throws -> ServerConfiguration {
         func setting(_ flag: String?, _ variable: String) -> String? { flag ?? environment[variable] }
 
         var configuration = ServerConfiguration()
@@ -194,6 +221,11 @@ struct Serve: AsyncParsableCommand {
         if let dataDir = setting(dataDir, "PARLEY_DATA_DIR") { configuration.dataDirectory = dataDir }
         configuration.databaseURL = setting(database, "PARLEY_DATABASE_URL")
         if let sync = setting(sync, "PARLEY_SYNC") {
+            guard configuration.databaseURL == nil else {
+                throw ValidationError(
+                    "--sync (PARLEY_SYNC) sets SQLite's durability; with --database, PostgreSQL's own fsync and synchronous_commit decide it."
+                )
+            }
             guard let durability = SQLiteStore.Durability(rawValue: sync) else {
                 throw ValidationError("--sync must be 'full' or 'normal', not '\(sync)'.")
             }
@@ -210,6 +242,11 @@ struct Serve: AsyncParsableCommand {
         if let count = try integer(
             databaseConnections, "PARLEY_DATABASE_CONNECTIONS", "database connection count", 1...1000)
         {
+            guard configuration.databaseURL != nil else {
+                throw ValidationError(
+                    "--database-connections (PARLEY_DATABASE_CONNECTIONS) sizes a PostgreSQL pool; it needs --database."
+                )
+            }
             configuration.databaseConnections = count
         }
         if let seconds = try integer(heartbeatTimeout, "PARLEY_HEARTBEAT_TIMEOUT", "heartbeat timeout", 2...3600) {
@@ -231,7 +268,7 @@ struct Serve: AsyncParsableCommand {
         }
         let origins =
             corsOrigin.isEmpty
-            ? (ProcessInfo.processInfo.environment["PARLEY_CORS_ORIGINS"] ?? "").split(separator: ",").map {
+            ? (environment["PARLEY_CORS_ORIGINS"] ?? "").split(separator: ",").map {
                 $0.trimmingCharacters(in: .whitespaces)
             }.filter { !$0.isEmpty } : corsOrigin
         for origin in origins {
@@ -294,27 +331,7 @@ struct Serve: AsyncParsableCommand {
         }
         configuration.apns = try apnsConfiguration(setting)
         try configureFiles(&configuration.files, setting)
-        let levelName = setting(logLevel, "PARLEY_LOG_LEVEL") ?? "info"
-        guard let level = Logger.Level(rawValue: levelName) else {
-            throw ValidationError("Unknown log level '\(levelName)'.")
-        }
-
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let logger = Logger(label: "parley")
-        logger.info(
-            "Starting Parley",
-            metadata: [
-                "address": "\(configuration.usesTLS ? "https" : "http")://\(configuration.host):\(configuration.port)",
-                "storage": "\(configuration.databaseURL == nil ? "sqlite:" + configuration.dataDirectory : "postgres")",
-                "sync": "\(configuration.durability.rawValue)",
-            ])
-        let app = try await buildApplication(configuration, logger: logger)
-        try await app.runService()
-        logger.info("Parley stopped")
+        return configuration
     }
 
     /// The file settings: the store, sizes per kind, allowed types, quota and voice length.
@@ -322,7 +339,7 @@ struct Serve: AsyncParsableCommand {
         files.location = setting(self.files, "PARLEY_FILES").flatMap { $0.isEmpty ? nil : $0 }
         let sizes =
             maxFileSize.isEmpty
-            ? (environment("PARLEY_MAX_FILE_SIZE")?.split(separator: ",").map(String.init) ?? []) : maxFileSize
+            ? (setting(nil, "PARLEY_MAX_FILE_SIZE")?.split(separator: ",").map(String.init) ?? []) : maxFileSize
         for entry in sizes {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, FileRules.kinds.contains(MessageKind(rawValue: parts[0])),
@@ -352,8 +369,6 @@ struct Serve: AsyncParsableCommand {
             files.maxVoiceDurationMs = Int64(seconds) * 1_000
         }
     }
-
-    private func environment(_ name: String) -> String? { ProcessInfo.processInfo.environment[name] }
 
     /// The APNs settings, all three of key, key id and team id, or none.
     private func apnsConfiguration(_ setting: (String?, String) -> String?) throws -> APNsConfiguration? {
