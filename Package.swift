@@ -238,6 +238,7 @@ let package = Package(
                 "ParleyServer",
                 "ParleyFiles",
                 "ParleyStoreSQLite",
+                "ParleyStorePostgres",
                 "ParleyTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),

@@ -39,13 +39,18 @@ public final class PostgresStore: ParleyStore {
     private let connectionConfiguration: PostgresConnection.Configuration
     /// The schema this store lives in; nil: the connection's default.
     let schema: String?
+    /// The most connections the pool opens.
+    public let connections: Int
     private let poolTask = Mutex<Task<Void, Never>?>(nil)
 
-    private init(client: PostgresClient, connection: PostgresConnection.Configuration, schema: String?, logger: Logger)
-    {
+    private init(
+        client: PostgresClient, connection: PostgresConnection.Configuration, schema: String?, connections: Int,
+        logger: Logger
+    ) {
         self.client = client
         self.connectionConfiguration = connection
         self.schema = schema
+        self.connections = connections
         self.logger = logger
         self.channel = "parley_changes_\(schema ?? "public")"
         self.writeLock = PostgresSchema.writeLock(schema: schema)
@@ -90,7 +95,7 @@ public final class PostgresStore: ParleyStore {
         let store = PostgresStore(
             client: PostgresClient(configuration: clientConfiguration, backgroundLogger: logger),
             connection: connection,
-            schema: schema, logger: logger)
+            schema: schema, connections: connections, logger: logger)
         store.poolTask.withLock { $0 = Task { await store.client.run() } }
         do {
             // One direct connection first: the pool would retry an unreachable server for a
