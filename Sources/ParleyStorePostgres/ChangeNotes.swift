@@ -6,8 +6,12 @@ extension PostgresStore {
     /// The committed changes a NOTIFY names, read on `connection` (called in notification order).
     func changes(for note: ChangeNote, on connection: PostgresConnection) async throws -> [StoreChange] {
         var result: [StoreChange] = []
-        // A message this node sent is taken from memory; one from another node is read.
+        // A message this node stored is taken from memory, one from another node from the
+        // note when it carries it; only a message too large to carry is read.
         var message = note.message.flatMap { ownMessages.take(MessageID($0)) }
+        if message == nil, let id = note.message, let seq = note.seq, let carried = note.carried {
+            message = try carried.message(id: id, seq: seq)
+        }
         if message == nil, let id = note.message { message = try await self.message(connection, MessageID(id)) }
         if let message {
             var recipients = try await members(connection, of: message.conversationId, at: note.membersVersion)

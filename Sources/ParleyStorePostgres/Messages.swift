@@ -114,9 +114,16 @@ extension PostgresStore {
     ) async throws -> Message {
         let origin = new.origin.map { "\(nodeID)/\($0.rawValue)" }
         let alsoTo = extraRecipients.isEmpty ? nil : extraRecipients.map(\.rawValue)
+        // Its id and seq come from the statement.
+        var message = Message(
+            id: MessageID(0), conversationId: conversationId, seq: 0, senderId: new.senderId,
+            clientMsgId: new.clientMsgId, kind: new.kind, content: new.content, sentAt: new.sentAt, quote: quote,
+            forwarded: new.forwarded ? true : nil)
         // With no earlier note waiting, this statement sends the message's note itself (one
         // round trip fewer); after one, the note queues behind it, keeping their order.
-        let template = notes.isEmpty ? ChangeNote.messageTemplate(origin: origin, alsoTo: alsoTo) : nil
+        let template =
+            notes.isEmpty
+            ? ChangeNote.messageTemplate(message, contentJSON: new.contentJSON, origin: origin, alsoTo: alsoTo) : nil
         // One round trip, mentions included. The version is drawn as the conversation's row
         // is updated, so after any send that held the row before; the sender's member row is
         // updated only after it (it reads `position`), keeping the lock order.
@@ -143,8 +150,10 @@ extension PostgresStore {
                     WHERE conversation_id = $1 AND user_id = $2 AND $4 <> 'system'
                 )
                 SELECT stored.id, position.max_seq, position.members_version,
-                    (SELECT pg_notify($11, replace(replace($12::text, '\(ChangeNote.idPlaceholder)', stored.id::text),
-                        '\(ChangeNote.versionPlaceholder)', position.members_version::text)) WHERE $12::text IS NOT NULL
+                    (SELECT pg_notify($11, replace(replace(replace($12::text,
+                        \(ChangeNote.markerSQL("id")), stored.id::text),
+                        \(ChangeNote.markerSQL("seq")), position.max_seq::text),
+                        \(ChangeNote.markerSQL("version")), position.members_version::text)) WHERE $12::text IS NOT NULL
                     ) AS notified
                 FROM stored, position
                 """,
@@ -157,18 +166,15 @@ extension PostgresStore {
                 ], logger: logger
             ).first
         else { throw ParleyError(.conversationNotFound, "Conversation \(conversationId) does not exist.") }
-        let id = try stored.int("id")
-        let seq = try stored.int("max_seq")
-        if !new.fileIds.isEmpty { try await referenceFiles(connection, new.fileIds, from: MessageID(id)) }
+        message.id = MessageID(try stored.int("id"))
+        message.seq = try stored.int("max_seq")
+        if !new.fileIds.isEmpty { try await referenceFiles(connection, new.fileIds, from: message.id) }
         if template == nil {
             notes.add(
                 ChangeNote(
-                    message: id, origin: origin, membersVersion: try stored.int("members_version"), alsoTo: alsoTo))
+                    newMessage: message, contentJSON: new.contentJSON, origin: origin,
+                    membersVersion: try stored.int("members_version"), alsoTo: alsoTo))
         }
-        let message = Message(
-            id: MessageID(id), conversationId: conversationId, seq: seq, senderId: new.senderId,
-            clientMsgId: new.clientMsgId, kind: new.kind, content: new.content, sentAt: new.sentAt, quote: quote,
-            forwarded: new.forwarded ? true : nil)
         ownMessages.keep(message)
         return message
     }

@@ -2,8 +2,9 @@ import ParleyCore
 import Synchronization
 
 /// The messages this node stored, by id, until its fan-out meets their NOTIFY: the node that
-/// sent a message delivers it without reading back what it has just written. Other nodes
-/// read it. A message whose transaction rolled back is never notified, so its entry waits
+/// sent a message delivers it without reading back what it has just written or decoding its
+/// note. Other nodes take it from the note (``ChangeNote/carried``), or read it when it was
+/// too large to carry. A message whose transaction rolled back is never notified, so its entry waits
 /// until the store reaches `capacity` and is emptied; the fan-out then reads, as elsewhere.
 final class OwnMessages: Sendable {
     private let capacity: Int

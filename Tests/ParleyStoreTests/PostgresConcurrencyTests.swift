@@ -443,6 +443,117 @@ struct PostgresConcurrencyTests {
         let users = try await contract.makeUsers(store, "alice", "bob", "cyd")
         let (alice, bob, cyd) = (users[0], users[1], users[2])
         let group = try await store.createGroup(name: "g", ownerId: alice, memberIds: [bob], at: 1).id
+        try await withNotes(of: store) { heard, loader in
+            func send(_ id: String) async throws {
+                _ = try await store.appendMessage(try contract.text(id, to: .conversation(group), from: alice, id: id))
+            }
+            try await send("2")
+            _ = try await store.markRead(group, by: bob, upTo: 2, at: 1)
+            try await store.addMembers([cyd], to: group, by: alice, at: 1)
+            try await send("4")
+            _ = try await store.changeGroup(group, .removeMember(bob), by: alice, at: 1)
+            try await send("6")
+            try await store.addMembers([bob], to: group, by: alice, at: 1)
+            try await send("8")
+
+            // Now the node hears them, in the order PostgreSQL delivered them.
+            var heardBy: [Int64: Set<UserID>] = [:]
+            var receipts: [Set<UserID>] = []
+            var loaded = 0
+            let deadline = ContinuousClock.now + .seconds(30)
+            while heardBy.count < 7 || receipts.isEmpty, ContinuousClock.now < deadline {
+                for note in try heard().dropFirst(loaded) {
+                    loaded += 1
+                    for change in try await store.changes(for: note, on: loader) {
+                        switch change {
+                        case .message(let message, let recipients, _) where message.conversationId == group:
+                            heardBy[message.seq] = Set(recipients)
+                        case .read(_, let recipients): receipts.append(Set(recipients))
+                        default: break
+                        }
+                    }
+                }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(
+                heardBy == [
+                    1: [alice, bob], 2: [alice, bob, cyd], 3: [alice, bob, cyd], 4: [alice, bob, cyd],
+                    5: [alice, cyd], 6: [alice, bob, cyd], 7: [alice, bob, cyd],
+                ], "bob, back by the time the node hears, still misses what was sent while he was away")
+            #expect(receipts == [[alice, bob]], "bob's read receipt goes to the members of its moment, not to cyd")
+        }
+        try await store.close()
+    }
+
+    /// Another node delivers a new message from its note, without reading it (its loading
+    /// connection here is into another store, where a read finds nothing), whether the
+    /// storing statement sent the note (into a group) or it followed the transaction's other
+    /// notes (a first direct message), and whatever the text holds; a message too large to
+    /// carry is read.
+    @Test func aNodeTakesANewMessageFromItsNoteUnlessItIsTooLargeToCarry() async throws {
+        let store = try await StoreBackend.postgres.make() as! PostgresStore
+        let users = try await contract.makeUsers(store, "alice", "bob")
+        let (alice, bob) = (users[0], users[1])
+        let group = try await store.createGroup(name: "g", ownerId: alice, memberIds: [bob], at: 1).id
+        // A node that stored none of them.
+        let node = try await PostgresStore.connect(
+            url: TestBackend.postgresURL!, schema: store.schema, logger: store.logger)
+        let elsewhere = try await StoreBackend.postgres.make() as! PostgresStore
+        let empty = try await PostgresConnection.connect(
+            configuration: elsewhere.configuration(for: .load), id: 11, logger: store.logger)
+        try await withNotes(of: store) { heard, loader in
+            func send(_ new: NewMessage) async throws -> Message { try await store.appendMessage(new).message }
+            let first = try await send(
+                try contract.text("first, 你好 \"quoted\"", to: .directWith(bob), from: alice, id: "d1"))
+            let question = try await send(
+                try contract.text("question", to: .conversation(group), from: alice, id: "g1"))
+            var answer = try contract.text(
+                "\u{1}id\u{1} -9223372036854775808 \\u0001 👍", to: .conversation(group), from: bob, id: "g2")
+            answer.replyTo = question.id
+            let reply = try await send(answer)
+            let large = try await send(
+                try contract.text(String(repeating: "长", count: 3_000), to: .conversation(group), from: alice, id: "g3")
+            )
+            #expect(reply.quote != nil)
+
+            var notes: [Int64: ChangeNote] = [:]
+            let deadline = ContinuousClock.now + .seconds(30)
+            while notes.count < 4, ContinuousClock.now < deadline {
+                for note in try heard() { if let id = note.message { notes[id] = note } }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            for message in [first, question, reply] {
+                let note = try #require(notes[message.id.rawValue])
+                #expect(note.carried != nil)
+                guard case .message(let carried, _, _) = try await node.changes(for: note, on: empty).first else {
+                    Issue.record("no message from \(note)")
+                    continue
+                }
+                #expect(carried == message)
+                #expect(try await node.message(loader, message.id) == carried, "as its row reads")
+            }
+            let note = try #require(notes[large.id.rawValue])
+            #expect(note.carried == nil && (note.payload?.utf8.count ?? 0) < 200)
+            #expect(try await node.changes(for: note, on: empty).isEmpty, "read, and not found elsewhere")
+            guard case .message(let read, _, _) = try await node.changes(for: note, on: loader).first else {
+                Issue.record("no message from the large one's note")
+                return
+            }
+            #expect(read == large)
+        }
+        try await empty.close()
+        try await elsewhere.close()
+        try await node.close()
+        try await store.close()
+    }
+
+    /// Runs `body` with what `store`'s NOTIFYs carried so far (`heard()`, in the order
+    /// PostgreSQL delivered them, to a LISTEN of the test's own) and a loading connection to
+    /// turn them into changes, as a node's fan-out does.
+    private func withNotes(
+        of store: PostgresStore,
+        _ body: (_ heard: () throws -> [ChangeNote], _ loader: PostgresConnection) async throws -> Void
+    ) async throws {
         let listener = try await PostgresConnection.connect(
             configuration: store.configuration(for: .listen), id: 9, logger: store.logger)
         let loader = try await PostgresConnection.connect(
@@ -456,48 +567,9 @@ struct PostgresConcurrencyTests {
             }
         }
         for await _ in listening { break }
-        func send(_ id: String) async throws {
-            _ = try await store.appendMessage(try contract.text(id, to: .conversation(group), from: alice, id: id))
-        }
-        try await send("2")
-        _ = try await store.markRead(group, by: bob, upTo: 2, at: 1)
-        try await store.addMembers([cyd], to: group, by: alice, at: 1)
-        try await send("4")
-        _ = try await store.changeGroup(group, .removeMember(bob), by: alice, at: 1)
-        try await send("6")
-        try await store.addMembers([bob], to: group, by: alice, at: 1)
-        try await send("8")
-
-        // Now the node hears them, in the order PostgreSQL delivered them.
-        var heard: [Int64: Set<UserID>] = [:]
-        var receipts: [Set<UserID>] = []
-        var loaded = 0
-        let deadline = ContinuousClock.now + .seconds(30)
-        while heard.count < 7 || receipts.isEmpty, ContinuousClock.now < deadline {
-            for payload in kept.withLock({ Array($0.dropFirst(loaded)) }) {
-                loaded += 1
-                for change in try await store.changes(
-                    for: try JSONText.decode(ChangeNote.self, from: payload), on: loader)
-                {
-                    switch change {
-                    case .message(let message, let recipients, _) where message.conversationId == group:
-                        heard[message.seq] = Set(recipients)
-                    case .read(_, let recipients): receipts.append(Set(recipients))
-                    default: break
-                    }
-                }
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        #expect(
-            heard == [
-                1: [alice, bob], 2: [alice, bob, cyd], 3: [alice, bob, cyd], 4: [alice, bob, cyd], 5: [alice, cyd],
-                6: [alice, bob, cyd], 7: [alice, bob, cyd],
-            ], "bob, back by the time the node hears, still misses what was sent while he was away")
-        #expect(receipts == [[alice, bob]], "bob's read receipt goes to the members of its moment, not to cyd")
-        keeping.cancel()
+        defer { keeping.cancel() }
+        try await body({ try kept.withLock { $0 }.map { try JSONText.decode(ChangeNote.self, from: $0) } }, loader)
         try await listener.close()
         try await loader.close()
-        try await store.close()
     }
 }
