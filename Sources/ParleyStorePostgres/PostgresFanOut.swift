@@ -100,11 +100,12 @@ public final class PostgresFanOut: FanOut, Service {
                 let connection = try await PostgresConnection.connect(
                     configuration: store.configuration(for: .listen), id: 1, logger: logger)
                 defer { Task { try? await connection.close() } }
-                let loader = try await PostgresConnection.connect(
-                    configuration: store.configuration(for: .load), id: 2, logger: logger)
-                defer { Task { try? await loader.close() } }
+                let loader = LoadingConnection(
+                    try await PostgresConnection.connect(
+                        configuration: store.configuration(for: .load), id: 2, logger: logger), store: store)
+                defer { Task { try? await loader.connection.close() } }
                 // A lost loading connection ends the LISTEN at once, not at the next change.
-                loader.closeFuture.whenComplete { _ in connection.close().whenComplete { _ in } }
+                loader.connection.closeFuture.whenComplete { _ in connection.close().whenComplete { _ in } }
                 try await connection.listen(on: store.channel) { notifications in
                     if !settleFirstListen(.success(())) { local.deliver(.stored(.resyncRequired)) }
                     for try await notification in notifications {
@@ -141,12 +142,12 @@ public final class PostgresFanOut: FanOut, Service {
 
     /// Turns one NOTIFY into what the subscribers get (called in notification order). A
     /// change that cannot be loaded ends the listening, which starts again with a resync.
-    private func deliver(_ payload: String, loadingOn loader: PostgresConnection) async throws {
+    private func deliver(_ payload: String, loadingOn loader: LoadingConnection) async throws {
         guard let note = try? JSONText.decode(ChangeNote.self, from: payload) else { return }
         if let signal = note.signal {
             local.deliver(.signal(signal))
             return
         }
-        for change in try await store.changes(for: note, on: loader) { local.deliver(.stored(change)) }
+        for change in try await loader.changes(for: note) { local.deliver(.stored(change)) }
     }
 }

@@ -547,6 +547,43 @@ struct PostgresConcurrencyTests {
         try await store.close()
     }
 
+    /// PostgresNIO never answers a statement sent on a connection that has closed: a load
+    /// on the fan-out's lost loading connection fails instead of waiting forever, so that the
+    /// node listens again and has its clients resync.
+    @Test func aLoadOnALostLoadingConnectionFailsInsteadOfWaitingForever() async throws {
+        let store = try await StoreBackend.postgres.make() as! PostgresStore
+        let users = try await contract.makeUsers(store, "alice", "bob")
+        let group = try await store.createGroup(name: "g", ownerId: users[0], memberIds: [users[1]], at: 1).id
+        let loader = LoadingConnection(
+            try await PostgresConnection.connect(
+                configuration: store.configuration(for: .load), id: 12, logger: store.logger), store: store)
+        // A receipt at a members version no cache holds: its members are read.
+        let note = ChangeNote(membersVersion: 99, read: [group.rawValue, users[1].rawValue, 1])
+        #expect(try await loader.changes(for: note).count == 1)
+        try await loader.connection.close()
+        // What comes first: the load's answer or ten seconds.
+        let (outcomes, outcome) = AsyncStream<String>.makeStream()
+        Task {
+            do {
+                _ = try await loader.changes(for: note)
+                outcome.yield("loaded")
+            } catch {
+                outcome.yield("failed: \(error)")
+            }
+        }
+        Task {
+            try? await Task.sleep(for: .seconds(10))
+            outcome.yield("still waiting after 10 s")
+        }
+        var first = ""
+        for await value in outcomes {
+            first = value
+            break
+        }
+        #expect(first.hasPrefix("failed: unavailable"))
+        try await store.close()
+    }
+
     /// Runs `body` with what `store`'s NOTIFYs carried so far (`heard()`, in the order
     /// PostgreSQL delivered them, to a LISTEN of the test's own) and a loading connection to
     /// turn them into changes, as a node's fan-out does.
