@@ -1,23 +1,20 @@
 import ParleyCore
-import ParleyStore
 import PostgresNIO
 import Synchronization
 
-/// The fan-out's loading connection: loads what NOTIFYs name, one note at a time, and fails
-/// a load as soon as the connection has closed. PostgresNIO never answers a statement sent
-/// on a connection that has closed (one running when it closes does fail), so without this
-/// a note heard just after the loader was lost would wait forever, and the node would hear
-/// nothing more and tell no client to resync.
+/// The fan-out's loading connection: runs the statements that load what NOTIFYs name, one
+/// at a time, and fails them as soon as the connection has closed. PostgresNIO never
+/// answers a statement sent on a connection that has closed (one running when it closes
+/// does fail), so without this a note heard just after the loader was lost would wait
+/// forever, and the node would hear nothing more and tell no client to resync.
 final class LoadingConnection: Sendable {
     let connection: PostgresConnection
-    private let store: PostgresStore
-    /// Whether the connection has closed, and the load waiting for its changes.
-    private let state = Mutex<(closed: Bool, waiter: CheckedContinuation<[StoreChange], any Error>?)>((false, nil))
+    /// Whether the connection has closed, and the statement waiting for its answer.
+    private let state = Mutex<(closed: Bool, waiter: CheckedContinuation<any Sendable, any Error>?)>((false, nil))
 
-    /// Watches `connection`, whose close fails the load in progress and every later one.
-    init(_ connection: PostgresConnection, store: PostgresStore) {
+    /// Watches `connection`, whose close fails the statement in progress and every later one.
+    init(_ connection: PostgresConnection) {
         self.connection = connection
-        self.store = store
         connection.closeFuture.whenComplete { [weak self] _ in
             let waiter = self?.state.withLock { state in
                 state.closed = true
@@ -28,19 +25,19 @@ final class LoadingConnection: Sendable {
         }
     }
 
-    /// The committed changes `note` names (``PostgresStore/changes(for:on:)``); throws
-    /// `unavailable` once the connection has closed.
-    func changes(for note: ChangeNote) async throws -> [StoreChange] {
-        try await withCheckedThrowingContinuation { continuation in
+    /// What `body` answers on the connection; throws `unavailable` once it has closed. (A
+    /// statement lost that way is left waiting, on a task of its own.)
+    func run<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let answer = try await withCheckedThrowingContinuation { continuation in
             let closed = state.withLock { state in
                 if !state.closed { state.waiter = continuation }
                 return state.closed
             }
             guard !closed else { return continuation.resume(throwing: Self.closedError) }
             Task { [self] in
-                let result: Result<[StoreChange], any Error>
+                let result: Result<any Sendable, any Error>
                 do {
-                    result = .success(try await store.changes(for: note, on: connection))
+                    result = .success(try await body(connection))
                 } catch {
                     result = .failure(error)
                 }
@@ -51,6 +48,7 @@ final class LoadingConnection: Sendable {
                 waiter?.resume(with: result)
             }
         }
+        return answer as! T
     }
 
     private static let closedError = ParleyError(.unavailable, "The fan-out's loading connection closed.")

@@ -102,7 +102,7 @@ public final class PostgresFanOut: FanOut, Service {
                 defer { Task { try? await connection.close() } }
                 let loader = LoadingConnection(
                     try await PostgresConnection.connect(
-                        configuration: store.configuration(for: .load), id: 2, logger: logger), store: store)
+                        configuration: store.configuration(for: .load), id: 2, logger: logger))
                 defer { Task { try? await loader.connection.close() } }
                 // A lost loading connection ends the LISTEN at once, not at the next change.
                 loader.connection.closeFuture.whenComplete { _ in connection.close().whenComplete { _ in } }
@@ -148,6 +148,6 @@ public final class PostgresFanOut: FanOut, Service {
             local.deliver(.signal(signal))
             return
         }
-        for change in try await loader.changes(for: note) { local.deliver(.stored(change)) }
+        for change in try await store.changes(for: note, on: loader) { local.deliver(.stored(change)) }
     }
 }

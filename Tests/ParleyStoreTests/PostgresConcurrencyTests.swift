@@ -499,8 +499,9 @@ struct PostgresConcurrencyTests {
         let node = try await PostgresStore.connect(
             url: TestBackend.postgresURL!, schema: store.schema, logger: store.logger)
         let elsewhere = try await StoreBackend.postgres.make() as! PostgresStore
-        let empty = try await PostgresConnection.connect(
-            configuration: elsewhere.configuration(for: .load), id: 11, logger: store.logger)
+        let empty = LoadingConnection(
+            try await PostgresConnection.connect(
+                configuration: elsewhere.configuration(for: .load), id: 11, logger: store.logger))
         try await withNotes(of: store) { heard, loader in
             func send(_ new: NewMessage) async throws -> Message { try await store.appendMessage(new).message }
             let first = try await send(
@@ -530,7 +531,7 @@ struct PostgresConcurrencyTests {
                     continue
                 }
                 #expect(carried == message)
-                #expect(try await node.message(loader, message.id) == carried, "as its row reads")
+                #expect(try await node.message(loader.connection, message.id) == carried, "as its row reads")
             }
             let note = try #require(notes[large.id.rawValue])
             #expect(note.carried == nil && (note.payload?.utf8.count ?? 0) < 200)
@@ -541,7 +542,7 @@ struct PostgresConcurrencyTests {
             }
             #expect(read == large)
         }
-        try await empty.close()
+        try await empty.connection.close()
         try await elsewhere.close()
         try await node.close()
         try await store.close()
@@ -556,16 +557,16 @@ struct PostgresConcurrencyTests {
         let group = try await store.createGroup(name: "g", ownerId: users[0], memberIds: [users[1]], at: 1).id
         let loader = LoadingConnection(
             try await PostgresConnection.connect(
-                configuration: store.configuration(for: .load), id: 12, logger: store.logger), store: store)
+                configuration: store.configuration(for: .load), id: 12, logger: store.logger))
         // A receipt at a members version no cache holds: its members are read.
         let note = ChangeNote(membersVersion: 99, read: [group.rawValue, users[1].rawValue, 1])
-        #expect(try await loader.changes(for: note).count == 1)
+        #expect(try await store.changes(for: note, on: loader).count == 1)
         try await loader.connection.close()
         // What comes first: the load's answer or ten seconds.
         let (outcomes, outcome) = AsyncStream<String>.makeStream()
         Task {
             do {
-                _ = try await loader.changes(for: note)
+                _ = try await store.changes(for: note, on: loader)
                 outcome.yield("loaded")
             } catch {
                 outcome.yield("failed: \(error)")
@@ -589,12 +590,13 @@ struct PostgresConcurrencyTests {
     /// turn them into changes, as a node's fan-out does.
     private func withNotes(
         of store: PostgresStore,
-        _ body: (_ heard: () throws -> [ChangeNote], _ loader: PostgresConnection) async throws -> Void
+        _ body: (_ heard: () throws -> [ChangeNote], _ loader: LoadingConnection) async throws -> Void
     ) async throws {
         let listener = try await PostgresConnection.connect(
             configuration: store.configuration(for: .listen), id: 9, logger: store.logger)
-        let loader = try await PostgresConnection.connect(
-            configuration: store.configuration(for: .load), id: 10, logger: store.logger)
+        let loader = LoadingConnection(
+            try await PostgresConnection.connect(
+                configuration: store.configuration(for: .load), id: 10, logger: store.logger))
         let (listening, ready) = AsyncStream<Void>.makeStream()
         let kept = Mutex<[String]>([])
         let keeping = Task {
@@ -607,6 +609,6 @@ struct PostgresConcurrencyTests {
         defer { keeping.cancel() }
         try await body({ try kept.withLock { $0 }.map { try JSONText.decode(ChangeNote.self, from: $0) } }, loader)
         try await listener.close()
-        try await loader.close()
+        try await loader.connection.close()
     }
 }
