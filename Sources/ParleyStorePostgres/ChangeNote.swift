@@ -29,8 +29,19 @@ struct ChangeNote: Codable, Sendable {
     var seq: Int64?
     var carried: CarriedMessage?
 
-    /// The note's JSON, as NOTIFY carries it.
-    var payload: String? { (try? JSONEncoder().encode(self)).map { String(decoding: $0, as: UTF8.self) } }
+    /// The note's JSON, as NOTIFY carries it: without its carried message (and seq) when
+    /// that would exceed ``carryLimit``, so encoded twice only then.
+    var payload: String? {
+        guard let text = Self.encoded(self) else { return nil }
+        guard carried != nil, text.utf8.count > Self.carryLimit else { return text }
+        var light = self
+        (light.seq, light.carried) = (nil, nil)
+        return Self.encoded(light)
+    }
+
+    private static func encoded(_ note: ChangeNote) -> String? {
+        (try? JSONEncoder().encode(note)).map { String(decoding: $0, as: UTF8.self) }
+    }
 }
 
 extension ChangeNote {
@@ -38,29 +49,26 @@ extension ChangeNote {
     /// one read it. (It leaves room for the numbers a template's markers stand for.)
     static let carryLimit = 7_000
 
-    /// The note of `message`, stored with its content as `contentJSON`: carrying it when
-    /// the note stays within ``carryLimit``.
+    /// The note of `message`, stored with its content as `contentJSON`, carrying it (its
+    /// ``payload`` leaves it out when it does not fit).
     init(newMessage message: Message, contentJSON: String, origin: String?, membersVersion: Int64, alsoTo: [Int64]?) {
         self.init(message: message.id.rawValue, origin: origin, membersVersion: membersVersion, alsoTo: alsoTo)
         seq = message.seq
         carried = CarriedMessage(message, contentJSON: contentJSON)
-        if (payload?.utf8.count ?? .max) > Self.carryLimit { (seq, carried) = (nil, nil) }
     }
 
     /// The note of `message` with its id, seq and members version still to come: the
     /// statement that stores it puts them in place of ``marker(_:)``s (`id`, `seq` and
     /// `version`). Nothing else in a note can hold one: JSON escapes every control character.
+    /// (A seq beside no carried message is ignored.)
     static func messageTemplate(_ message: Message, contentJSON: String, origin: String?, alsoTo: [Int64]?)
         -> String?
     {
-        var rest = ChangeNote(
-            newMessage: message, contentJSON: contentJSON, origin: origin, membersVersion: 0, alsoTo: alsoTo)
-        let carries = rest.carried != nil
-        (rest.message, rest.membersVersion, rest.seq) = (nil, nil, nil)
+        var rest = ChangeNote(origin: origin, alsoTo: alsoTo)
+        rest.carried = CarriedMessage(message, contentJSON: contentJSON)
         guard let text = rest.payload else { return nil }
         let marked =
-            "\"message\":\(marker("id")),\"membersVersion\":\(marker("version"))"
-            + (carries ? ",\"seq\":\(marker("seq"))" : "")
+            "\"message\":\(marker("id")),\"membersVersion\":\(marker("version")),\"seq\":\(marker("seq"))"
         return "{" + marked + (text == "{}" ? "}" : "," + text.dropFirst())
     }
 
