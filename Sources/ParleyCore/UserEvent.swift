@@ -6,8 +6,6 @@ public struct UserEventType: OpenStringValue {
 
     /// The user became a member of a conversation (created it, was added, or a direct one opened).
     public static let conversationAdded: UserEventType = "conversation.added"
-    /// Other users joined a conversation the user is in.
-    public static let membersAdded: UserEventType = "members.added"
     /// The user's own read watermark moved, on any of their devices.
     public static let readMoved: UserEventType = "read.moved"
     /// The user's own profile changed.
@@ -91,7 +89,6 @@ public struct UserEvent: Codable, Hashable, Sendable {
 /// type below, a case here, and its line in ``payloadTypes``.
 public enum UserEventBody: Hashable, Sendable {
     case conversationAdded(ConversationAdded)
-    case membersAdded(MembersAdded)
     case readMoved(ReadMoved)
     case profileUpdated(ProfileUpdated)
     case conversationUpdated(ConversationUpdated)
@@ -116,7 +113,6 @@ public enum UserEventBody: Hashable, Sendable {
     /// Every known payload type, by the event type it carries.
     private static let payloadTypes: [UserEventType: any UserEventPayload.Type] = [
         .conversationAdded: ConversationAdded.self,
-        .membersAdded: MembersAdded.self,
         .readMoved: ReadMoved.self,
         .profileUpdated: ProfileUpdated.self,
         .conversationUpdated: ConversationUpdated.self,
@@ -148,7 +144,6 @@ public enum UserEventBody: Hashable, Sendable {
     public var payload: (any UserEventPayload)? {
         switch self {
         case .conversationAdded(let payload): payload
-        case .membersAdded(let payload): payload
         case .readMoved(let payload): payload
         case .profileUpdated(let payload): payload
         case .conversationUpdated(let payload): payload
@@ -218,18 +213,6 @@ public struct ConversationAdded: ConversationEventPayload {
     public var body: UserEventBody { .conversationAdded(self) }
 }
 
-/// `members.added`: `userIds` joined `conversationId`.
-public struct MembersAdded: ConversationEventPayload {
-    public static let type = UserEventType.membersAdded
-    public var conversationId: ConversationID
-    public var userIds: [UserID]
-    public init(conversationId: ConversationID, userIds: [UserID]) {
-        self.conversationId = conversationId
-        self.userIds = userIds
-    }
-    public var body: UserEventBody { .membersAdded(self) }
-}
-
 /// `read.moved`: the user's own read watermark in `conversationId` is now `readSeq`.
 public struct ReadMoved: ConversationEventPayload {
     public static let type = UserEventType.readMoved
@@ -290,7 +273,13 @@ public enum RemovalReason: String, Codable, Sendable, Hashable {
     case removed
 }
 
-/// `members.removed`: `userIds` are no longer in `conversationId`.
+/// `members.removed`: `userIds` are no longer in `conversationId`, as of its seq `lastSeq`.
+///
+/// Joins have no event of their own: members learn of them from the conversation's
+/// `member.joined` notices, so that a group growing by one costs one stored message, not an
+/// event for every member. Removals are notices too (`member.left`, `member.removed`); this
+/// event also tells the members who stay, and places the removal in the conversation's seq so
+/// that it orders against the notices.
 public struct MembersRemoved: ConversationEventPayload {
     public static let type = UserEventType.membersRemoved
     public var conversationId: ConversationID
@@ -298,11 +287,18 @@ public struct MembersRemoved: ConversationEventPayload {
     public var reason: RemovalReason
     /// Who removed them (themselves when they left).
     public var removedBy: UserID
-    public init(conversationId: ConversationID, userIds: [UserID], reason: RemovalReason, removedBy: UserID) {
+    /// The seq of the notice of the removal (`member.left`, `member.removed`), or the group's
+    /// `maxSeq` when they left a dissolved group (which takes no notice). Absent from events
+    /// stored before it was added.
+    public var lastSeq: Int64?
+    public init(
+        conversationId: ConversationID, userIds: [UserID], reason: RemovalReason, removedBy: UserID, lastSeq: Int64?
+    ) {
         self.conversationId = conversationId
         self.userIds = userIds
         self.reason = reason
         self.removedBy = removedBy
+        self.lastSeq = lastSeq
     }
     public var body: UserEventBody { .membersRemoved(self) }
 }

@@ -89,7 +89,12 @@ struct JSONWriterTests {
                 conversations: Self.summaries,
                 events: [
                     UserEvent(
-                        seq: 1, at: 2, MembersAdded(conversationId: ConversationID(3), userIds: [UserID(4)]).body),
+                        seq: 1, at: 2,
+                        MembersRemoved(
+                            conversationId: ConversationID(3), userIds: [UserID(4)], reason: .left,
+                            removedBy: UserID(4),
+                            lastSeq: 6
+                        ).body),
                     UserEvent(seq: 2, at: 3, ConversationAdded(conversationId: ConversationID(5)).body),
                 ], cursor: "c\"ursor", hasMore: true),
         ]

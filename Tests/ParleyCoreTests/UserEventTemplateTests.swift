@@ -8,7 +8,10 @@ import Testing
 struct UserEventTemplateTests {
     static let bodies: [UserEventBody] = [
         ConversationAdded(conversationId: ConversationID(5)).body,
-        MembersAdded(conversationId: ConversationID(3), userIds: [UserID(4), UserID(9)]).body,
+        MembersRemoved(
+            conversationId: ConversationID(3), userIds: [UserID(4), UserID(9)], reason: .removed, removedBy: UserID(1),
+            lastSeq: 7
+        ).body,
         ConversationUpdated(
             conversationId: ConversationID(3),
             group: GroupProfile(name: "\(Int64.min)", description: "\(Int64.min) \(Int64.min)", ownerId: UserID(1)),

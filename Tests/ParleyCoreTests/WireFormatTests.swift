@@ -97,8 +97,11 @@ import Testing
             (
                 UserEvent(
                     seq: 3, at: 9,
-                    MembersAdded(conversationId: ConversationID(7), userIds: [UserID(1), UserID(2)]).body),
-                #"{"seq":3,"type":"members.added","conversationId":7,"userIds":[1,2],"at":9}"#
+                    MembersRemoved(
+                        conversationId: ConversationID(7), userIds: [UserID(1), UserID(2)], reason: .removed,
+                        removedBy: UserID(3), lastSeq: 12
+                    ).body),
+                #"{"seq":3,"type":"members.removed","conversationId":7,"userIds":[1,2],"reason":"removed","removedBy":3,"lastSeq":12,"at":9}"#
             ),
             (
                 UserEvent(seq: 4, at: 9, ReadMoved(conversationId: ConversationID(7), readSeq: 12).body),

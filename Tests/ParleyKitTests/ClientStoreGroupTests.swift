@@ -31,26 +31,124 @@ extension ClientStoreTests {
         SyncResponse(conversations: conversations, events: events, cursor: "c\(events.last?.seq ?? 0)", hasMore: false)
     }
 
-    @Test func aMemberRemovedByAPushStaysRemovedWhenAnOlderAdditionIsReplayedAfterIt() throws {
+    /// The `system` message of a group change at `seq`, as the server stores it.
+    func notice(_ seq: Int64, _ notice: SystemNotice) throws -> Message {
+        Message(
+            id: MessageID(seq), conversationId: Self.group, seq: seq, senderId: notice.actorId ?? Self.alice,
+            clientMsgId: "n\(seq)", kind: .system,
+            content: try JSONText.decode(JSONValue.self, from: JSONText.encode(notice)),
+            sentAt: 1_000 + seq)
+    }
+
+    func members(_ store: ClientStore) throws -> [UserID] {
+        try store.group(Self.group, viewer: Self.alice).members.map(\.userId)
+    }
+
+    @Test func aJoinIsKnownFromItsNoticeAndAnOlderNoticeFilledInLateNeverUndoesANewerOne() throws {
         let store = try ClientStore(path: nil)
         _ = try store.applySync(page([]))
         try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob)]))
+        try store.saveMessages([try notice(5, SystemNotice(.memberJoined, by: Self.alice, about: [Self.carol]))])
+        #expect(try members(store) == [Self.alice, Self.bob, Self.carol])
+        #expect(try store.group(Self.group, viewer: Self.alice).member(Self.carol)?.joinedAt == 1_005)
+        #expect(try store.conversation(Self.group)?.memberCount == 3, "the count follows the list")
+
+        let store2 = try ClientStore(path: nil)
+        try store2.saveDetail(detail([member(Self.alice, .owner), member(Self.bob)]))
+        try store2.saveMessages([try notice(7, SystemNotice(.memberRemoved, by: Self.alice, about: [Self.carol]))])
+        try store2.saveMessages([try notice(5, SystemNotice(.memberJoined, by: Self.alice, about: [Self.carol]))])
+        #expect(try members(store2) == [Self.alice, Self.bob], "the hole filled late holds an older join")
+        try store2.saveMessages([try notice(9, SystemNotice(.memberJoined, by: Self.bob, about: [Self.carol]))])
+        #expect(
+            try store2.group(Self.group, viewer: Self.alice).member(Self.carol)
+                == Member(userId: Self.carol, role: .member, readSeq: 0, joinedAt: 1_009), "added again")
+        try store2.saveMessages([try notice(10, SystemNotice(.memberLeft, by: Self.carol))])
+        #expect(try members(store2) == [Self.alice, Self.bob], "a member who leaves is the notice's actor")
+        try store2.saveMessages([try notice(11, SystemNotice(.groupRenamed, by: Self.alice, text: "x"))])
+        #expect(try members(store2) == [Self.alice, Self.bob], "other notices change no member")
+    }
+
+    @Test func aSnapshotCoversTheNoticesUpToItsMaxSeqAndNotThoseAfter() throws {
+        let store = try ClientStore(path: nil)
+        var summary = groupSummary(members: 2)
+        summary.maxSeq = 10
+        try store.saveDetail(
+            ConversationDetail(conversation: summary, members: [member(Self.alice, .owner), member(Self.bob)]))
+        try store.saveMessages([try notice(8, SystemNotice(.memberJoined, by: Self.alice, about: [Self.carol]))])
+        #expect(try members(store) == [Self.alice, Self.bob], "carol joined at 8 and was gone by 10")
+        try store.saveMessages([try notice(12, SystemNotice(.memberJoined, by: Self.alice, about: [Self.carol]))])
+        try store.saveDetail(
+            ConversationDetail(conversation: summary, members: [member(Self.alice, .owner), member(Self.bob)]))
+        #expect(try members(store) == [Self.alice, Self.bob, Self.carol], "a snapshot older than the notice")
+        summary.maxSeq = 13
+        try store.saveDetail(
+            ConversationDetail(conversation: summary, members: [member(Self.alice, .owner), member(Self.bob)]))
+        #expect(try members(store) == [Self.alice, Self.bob], "a newer snapshot wins")
+    }
+
+    @Test func aMemberRemovedByAnEventStaysRemovedWhenAnOlderJoinIsFilledInAfterIt() throws {
+        let store = try ClientStore(path: nil)
+        _ = try store.applySync(page([]))
+        try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob), member(Self.carol, .admin)]))
         try store.applyEvent(
             event(
                 6,
                 MembersRemoved(
-                    conversationId: Self.group, userIds: [Self.carol], reason: .removed, removedBy: Self.alice
+                    conversationId: Self.group, userIds: [Self.carol], reason: .removed, removedBy: Self.alice,
+                    lastSeq: 4
                 ).body))
-        _ = try store.applySync(page([event(5, MembersAdded(conversationId: Self.group, userIds: [Self.carol]).body)]))
-        let snapshot = try store.group(Self.group, viewer: Self.alice)
-        #expect(snapshot.members.map(\.userId) == [Self.alice, Self.bob])
-        #expect(snapshot.membersAreComplete)
-        #expect(try store.conversation(Self.group)?.memberCount == 2, "the count follows the list")
-
-        _ = try store.applySync(page([event(7, MembersAdded(conversationId: Self.group, userIds: [Self.carol]).body)]))
-        let back = try #require(try store.group(Self.group, viewer: Self.alice).member(Self.carol))
+        try store.saveMessages([try notice(3, SystemNotice(.memberJoined, by: Self.alice, about: [Self.carol]))])
+        #expect(try members(store) == [Self.alice, Self.bob])
+        try store.saveMessages([try notice(5, SystemNotice(.memberJoined, by: Self.alice, about: [Self.carol]))])
         #expect(
-            back == Member(userId: Self.carol, role: .member, readSeq: 0, joinedAt: 107), "added again: a new member")
+            try store.group(Self.group, viewer: Self.alice).member(Self.carol)?.role == .member,
+            "back as a plain member: the removal cleared the old role")
+    }
+
+    @Test func leavingADissolvedGroupWinsOverASnapshotReadAtTheSameSeq() throws {
+        let store = try ClientStore(path: nil)
+        var summary = groupSummary()
+        summary.maxSeq = 10
+        let before = ConversationDetail(
+            conversation: summary, members: [member(Self.alice, .owner), member(Self.bob), member(Self.carol)])
+        try store.saveDetail(before)
+        try store.applyEvent(
+            event(
+                3,
+                MembersRemoved(
+                    conversationId: Self.group, userIds: [Self.carol], reason: .left, removedBy: Self.carol,
+                    lastSeq: 10
+                ).body))
+        #expect(try members(store) == [Self.alice, Self.bob])
+        try store.saveDetail(before)
+        #expect(try members(store) == [Self.alice, Self.bob], "the group takes no notice after dissolving")
+    }
+
+    @Test func aPlaceholderForASeqNeverHeldMakesTheMemberListIncompleteSinceItMayHideANotice() throws {
+        let store = try ClientStore(path: nil)
+        try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob)]))
+        try store.saveMessages([message(1, in: Self.group)])
+        var deleted = message(1, in: Self.group)
+        deleted.kind = .deleted
+        deleted.content = [:]
+        try store.saveMessages([deleted])
+        #expect(try store.group(Self.group, viewer: Self.alice).membersAreComplete, "a seq held was no notice")
+        deleted.seq = 2
+        try store.saveMessages([deleted])
+        #expect(try store.group(Self.group, viewer: Self.alice).membersAreComplete == false)
+    }
+
+    @Test func aRoleSetForAMemberNotYetKnownWaitsForTheNoticeOfTheirJoining() throws {
+        let store = try ClientStore(path: nil)
+        try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob)]))
+        try store.applyEvent(
+            event(
+                3,
+                MembersUpdated(conversationId: Self.group, members: [member(Self.carol, .admin)], updatedBy: Self.alice)
+                    .body))
+        #expect(try members(store) == [Self.alice, Self.bob], "an event about a member does not make them one")
+        try store.saveMessages([try notice(2, SystemNotice(.memberJoined, by: Self.alice, about: [Self.carol]))])
+        #expect(try store.group(Self.group, viewer: Self.alice).member(Self.carol)?.role == .admin)
     }
 
     @Test func aRoleOrMuteSetByANewerEventSurvivesAnOlderEventOrSnapshot() throws {
@@ -201,7 +299,8 @@ extension ClientStoreTests {
         _ = try store.applySync(page([], conversations: [groupSummary(members: 2)]))
         #expect(try store.group(Self.group, viewer: Self.alice).membersAreComplete == false)
         try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob)]))
-        _ = try store.applySync(page([event(1, MembersAdded(conversationId: Self.group, userIds: [Self.carol]).body)]))
+        _ = try store.applySync(page([]))
+        try store.saveMessages([try notice(1, SystemNotice(.memberJoined, by: Self.alice, about: [Self.carol]))])
         let followed = try store.group(Self.group, viewer: Self.alice)
         #expect(followed.membersAreComplete, "a sync from a cursor replays every change")
         #expect(followed.members.count == 3)

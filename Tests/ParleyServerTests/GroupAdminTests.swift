@@ -95,7 +95,8 @@ import Testing
             #expect(
                 try othersHear.payload(UserEvent.self).body
                     == MembersRemoved(
-                        conversationId: group, userIds: [bobPhone.id], reason: .removed, removedBy: alice.id
+                        conversationId: group, userIds: [bobPhone.id], reason: .removed, removedBy: alice.id,
+                        lastSeq: 2
                     )
                     .body)
 

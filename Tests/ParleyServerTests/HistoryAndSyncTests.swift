@@ -71,10 +71,9 @@ import Testing
                 token: alice.token)
             let changes: SyncResponse = try await api.call(.get, "/v1/sync?cursor=\(cursor!)", token: bob.token)
             #expect(Set(changes.conversations.map(\.id)) == [conversations[4], conversations[2]])
-            #expect(changes.events.map(\.type) == [.membersAdded])
-            #expect(
-                changes.events.first?.body
-                    == .membersAdded(MembersAdded(conversationId: conversations[2], userIds: [dave.id])))
+            #expect(changes.events.isEmpty, "members learn of a join from its notice, not from an event each")
+            let joined = try #require(changes.conversations.first { $0.id == conversations[2] }?.lastMessage)
+            #expect(joined.typedContent == .system(SystemNotice(.memberJoined, by: alice.id, about: [dave.id])))
             #expect(changes.conversations.first { $0.id == conversations[4] }?.unreadCount == 2)
 
             let again: SyncResponse = try await api.call(.get, "/v1/sync?cursor=\(changes.cursor)", token: bob.token)

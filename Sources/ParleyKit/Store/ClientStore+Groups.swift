@@ -3,12 +3,19 @@ import ParleyCore
 
 /// Groups: profiles, members, join requests, and the conversations the user left.
 ///
-/// Events and snapshots (a conversation's detail, the list of pending requests) may arrive in
-/// any order: a push runs ahead of the sync page that replays older events, and a snapshot
-/// read over HTTP covers only the events that sync pages had brought (`eventsCovered`, as
-/// for names). So every member and request row remembers the seq of what last wrote it, and
-/// a write applies only if it is at least as new; a removed member stays as a row with
-/// `present = 0`, so that an older `members.added` replayed late cannot bring them back.
+/// Events, notices and snapshots (a conversation's detail, the list of pending requests) may
+/// arrive in any order: a push runs ahead of the sync page that replays older events, a hole
+/// in history is filled after later messages arrived, and a snapshot read over HTTP covers
+/// only the events that sync pages had brought (`eventsCovered`, as for names). So every row
+/// remembers the seq of what last wrote it, and a write applies only if it is at least as new.
+///
+/// A member row has two such seqs. Who is in the group follows the conversation's own seq
+/// (`notice_seq`): joins are known from `member.joined` notices only, removals from
+/// `member.left` and `member.removed` notices and from `members.removed` (which names the
+/// notice's seq as `lastSeq`), and a snapshot covers every notice up to its conversation's
+/// `maxSeq` (`members_seq`). A member's role, mute and nickname follow the user's event
+/// stream (`event_seq`). A removed member stays as a row with `present = 0`, so that an older
+/// join notice filled in late cannot bring them back.
 extension ClientStore {
     /// Saves a conversation and its whole member list, as the server answered them.
     package func saveDetail(_ detail: ConversationDetail) throws {
@@ -17,9 +24,21 @@ extension ClientStore {
             let id = detail.conversation.id
             _ = try Self.saveConversation(db, detail.conversation, eventsCovered: covered)
             try Self.saveMembers(db, detail.members, of: id, seq: covered)
-            let gone = Set(try Self.presentMembers(db, id)).subtracting(detail.members.map(\.userId))
-            try Self.removeMembers(db, Array(gone), from: id, seq: covered)
+            // The list stands as of the conversation's `maxSeq`: it covers every notice up to it,
+            // and wins a tie only at 0, where no notice nor removal has placed anyone yet.
+            let cover = detail.conversation.maxSeq
+            if cover >= (try Self.membersSeq(db, id)) {
+                let gone = Set(try Self.presentMembers(db, id)).subtracting(detail.members.map(\.userId))
+                try Self.setPresence(
+                    db, detail.members.map { ($0.userId, $0.joinedAt) }, present: true, in: id, at: cover,
+                    winsTies: cover == 0)
+                try Self.setPresence(
+                    db, gone.map { ($0, 0) }, present: false, in: id, at: cover, winsTies: cover == 0)
+                try db.execute(
+                    sql: "UPDATE conversations SET members_seq = ? WHERE id = ?", arguments: [cover, id.rawValue])
+            }
             try db.execute(sql: "UPDATE conversations SET members_known = 1 WHERE id = ?", arguments: [id.rawValue])
+            try Self.countMembers(db, id)
         }
     }
 
@@ -124,45 +143,96 @@ extension ClientStore {
             ])
     }
 
-    /// `members.added`: new members start as plain members with no nickname and no mute.
-    static func addMembers(_ db: Database, _ ids: [UserID], to id: ConversationID, at time: Int64, seq: Int64) throws {
-        try saveMembers(db, ids.map { Member(userId: $0, role: .member, readSeq: 0, joinedAt: time) }, of: id, seq: seq)
+    /// A `member.joined`, `member.left` or `member.removed` notice at `seq`, sent at `time`:
+    /// whom it adds or removes, unless a snapshot or a newer notice already covers it. Other
+    /// notices change no member.
+    static func applyNotice(_ db: Database, _ notice: SystemNotice, in id: ConversationID, seq: Int64, at time: Int64)
+        throws
+    {
+        let (users, joined): ([UserID], Bool) =
+            switch notice.event {
+            case .memberJoined: (notice.userIds, true)
+            case .memberLeft: (notice.actorId.map { [$0] } ?? [], false)
+            case .memberRemoved: (notice.userIds, false)
+            default: ([], false)
+            }
+        guard !users.isEmpty, seq > (try membersSeq(db, id)) else { return }
+        try setPresence(db, users.map { ($0, time) }, present: joined, in: id, at: seq, winsTies: false)
+        try countMembers(db, id)
     }
 
-    /// Members as they now stand.
+    /// A `deleted` placeholder for a seq this device never held, above the member list's
+    /// snapshot, may hide a membership notice (the user deleted it for themselves on another
+    /// device): the list is no longer known whole, so that it is read again.
+    static func doubtMembers(_ db: Database, _ id: ConversationID, placeholderAt seq: Int64) throws {
+        try db.execute(
+            sql: """
+                UPDATE conversations SET members_known = 0
+                WHERE id = ?1 AND kind = 'group' AND members_known = 1 AND members_seq < ?2
+                    AND NOT EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?1 AND seq = ?2)
+                """,
+            arguments: [id.rawValue, seq])
+    }
+
+    /// `members.removed`: they are out as of `lastSeq` (the notice of the removal, or the
+    /// dissolved group's last seq, at which a snapshot may have been read before they left),
+    /// and a later return starts them afresh as plain members.
+    static func removeMembers(_ db: Database, _ removed: MembersRemoved, seq: Int64) throws {
+        let id = removed.conversationId
+        try saveMembers(
+            db, removed.userIds.map { Member(userId: $0, role: .member, readSeq: 0, joinedAt: 0) }, of: id, seq: seq)
+        guard let lastSeq = removed.lastSeq, lastSeq >= (try membersSeq(db, id)) else { return }
+        try setPresence(db, removed.userIds.map { ($0, 0) }, present: false, in: id, at: lastSeq, winsTies: true)
+        try countMembers(db, id)
+    }
+
+    /// Members' roles, mutes and nicknames as they stood at event `seq`, unless a newer event
+    /// set them. A member not held yet is kept absent until a notice or a snapshot puts them
+    /// in the group.
     static func saveMembers(_ db: Database, _ members: [Member], of id: ConversationID, seq: Int64) throws {
         for member in members {
             try db.execute(
                 sql: """
                     INSERT INTO group_members (conversation_id, user_id, role, nickname, muted_until, joined_at, read_seq,
                         present, event_seq)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)
+                    VALUES (?, ?, ?, ?, ?, 0, ?, 0, ?)
                     ON CONFLICT (conversation_id, user_id) DO UPDATE SET role = excluded.role,
-                        nickname = excluded.nickname, muted_until = excluded.muted_until, joined_at = excluded.joined_at,
-                        read_seq = MAX(read_seq, excluded.read_seq), present = 1, event_seq = excluded.event_seq
+                        nickname = excluded.nickname, muted_until = excluded.muted_until,
+                        read_seq = MAX(read_seq, excluded.read_seq), event_seq = excluded.event_seq
                     WHERE event_seq <= excluded.event_seq
                     """,
                 arguments: [
                     id.rawValue, member.userId.rawValue, member.role.rawValue, member.nickname, member.mutedUntil,
-                    member.joinedAt, member.readSeq, seq,
+                    member.readSeq, seq,
                 ])
         }
-        try countMembers(db, id)
     }
 
-    /// `members.removed`: they are kept as absent rows.
-    static func removeMembers(_ db: Database, _ ids: [UserID], from id: ConversationID, seq: Int64) throws {
-        for userId in ids {
+    /// Whether each of `users` is in the group as of the conversation's seq `seq`, unless a
+    /// later notice said otherwise (or one at `seq`, when the write does not win ties); one who
+    /// joins takes the time of their joining.
+    private static func setPresence(
+        _ db: Database, _ users: [(UserID, joinedAt: Int64)], present: Bool, in id: ConversationID, at seq: Int64,
+        winsTies: Bool
+    ) throws {
+        for (userId, joinedAt) in users {
             try db.execute(
                 sql: """
-                    INSERT INTO group_members (conversation_id, user_id, role, joined_at, present, event_seq)
-                    VALUES (?, ?, 'member', 0, 0, ?)
-                    ON CONFLICT (conversation_id, user_id) DO UPDATE SET present = 0, event_seq = excluded.event_seq
-                    WHERE event_seq <= excluded.event_seq
+                    INSERT INTO group_members (conversation_id, user_id, role, joined_at, present, event_seq, notice_seq)
+                    VALUES (?, ?, 'member', ?, ?, 0, ?)
+                    ON CONFLICT (conversation_id, user_id) DO UPDATE SET present = excluded.present,
+                        notice_seq = excluded.notice_seq,
+                        joined_at = CASE WHEN excluded.present THEN excluded.joined_at ELSE joined_at END
+                    WHERE notice_seq < excluded.notice_seq OR (? AND notice_seq = excluded.notice_seq)
                     """,
-                arguments: [id.rawValue, userId.rawValue, seq])
+                arguments: [id.rawValue, userId.rawValue, joinedAt, present, seq, winsTies])
         }
-        try countMembers(db, id)
+    }
+
+    /// The conversation seq up to which the member list held is a snapshot's.
+    private static func membersSeq(_ db: Database, _ id: ConversationID) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT members_seq FROM conversations WHERE id = ?", arguments: [id.rawValue])
+            ?? 0
     }
 
     /// `join_request.updated`: the request as it now stands.
@@ -183,7 +253,7 @@ extension ClientStore {
     }
 
     /// A member list followed since it was fetched gives the conversation's member count.
-    private static func countMembers(_ db: Database, _ id: ConversationID) throws {
+    static func countMembers(_ db: Database, _ id: ConversationID) throws {
         try db.execute(
             sql: """
                 UPDATE conversations SET member_count =

@@ -28,7 +28,13 @@ extension ClientStore {
     /// conversation's count of unread mentions alone (a summary just gave it, counting this
     /// message as it now stands).
     static func store(_ db: Database, _ message: Message, countsMentions: Bool = true) throws -> StoreChanges {
-        if message.kind == .deleted { return try hide(db, message.conversationId, seqs: [message.seq]) }
+        if message.kind == .deleted {
+            try doubtMembers(db, message.conversationId, placeholderAt: message.seq)
+            return try hide(db, message.conversationId, seqs: [message.seq])
+        }
+        if case .system(let notice) = message.typedContent {
+            try applyNotice(db, notice, in: message.conversationId, seq: message.seq, at: message.sentAt)
+        }
         var message = message
         message.quote = try currentQuote(db, message)
         let conversation = try Row.fetchOne(

@@ -74,12 +74,10 @@ extension ClientStore {
             try rejoin(db, added.conversationId, seq: event.seq)
         case .conversationRemoved(let removed):
             try depart(db, removed, seq: event.seq)
-        case .membersAdded(let added):
-            try addMembers(db, added.userIds, to: added.conversationId, at: event.at, seq: event.seq)
         case .membersUpdated(let updated):
             try saveMembers(db, updated.members, of: updated.conversationId, seq: event.seq)
         case .membersRemoved(let removed):
-            try removeMembers(db, removed.userIds, from: removed.conversationId, seq: event.seq)
+            try removeMembers(db, removed, seq: event.seq)
         case .joinRequestUpdated(let updated):
             try saveJoinRequests(db, [updated.request], seq: event.seq)
         case .settingsUpdated(let updated):

@@ -196,6 +196,15 @@ public final class ClientStore: Sendable {
         migrator.registerMigration("v13 outbox files") { db in
             try db.execute(sql: "ALTER TABLE outbox ADD COLUMN files TEXT NOT NULL DEFAULT '[]'")
         }
+        // Who is in a group follows its notices in the conversation's seq (joins have no event):
+        // the seq of the notice that last placed each member, and the seq a snapshot covers.
+        migrator.registerMigration("v14 members by notice") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE group_members ADD COLUMN notice_seq INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE conversations ADD COLUMN members_seq INTEGER NOT NULL DEFAULT 0;
+                    """)
+        }
         return migrator
     }
 }

@@ -67,16 +67,11 @@ public enum ConversationRules {
         }
     }
 
-    /// The events of users joining conversation `id`: `conversation.added` for each of them,
-    /// and `members.added` for those who were already in it.
-    public static func joinAnnouncements(_ joined: [UserID], to id: ConversationID, existing: [UserID] = [])
-        -> [Announcement]
-    {
-        var announcements = [Announcement(to: joined, ConversationAdded(conversationId: id).body)]
-        if !existing.isEmpty {
-            announcements.append(Announcement(to: existing, MembersAdded(conversationId: id, userIds: joined).body))
-        }
-        return announcements
+    /// The events of users joining conversation `id`: `conversation.added` for each of them.
+    /// Those already in it hear of the join from its `member.joined` notice, stored once in
+    /// the conversation's seq, not from an event in each of their streams.
+    public static func joinAnnouncements(_ joined: [UserID], to id: ConversationID) -> [Announcement] {
+        [Announcement(to: joined, ConversationAdded(conversationId: id).body)]
     }
 }
 

@@ -138,7 +138,9 @@ public enum GroupRules {
                     .body),
             Announcement(
                 to: state.members.map(\.userId).filter { $0 != userId },
-                MembersRemoved(conversationId: state.id, userIds: [userId], reason: reason, removedBy: actorId).body),
+                MembersRemoved(
+                    conversationId: state.id, userIds: [userId], reason: reason, removedBy: actorId, lastSeq: readUpTo
+                ).body),
         ]
     }
 
@@ -195,8 +197,7 @@ public enum GroupRules {
         effects.added = [userId]
         effects.notices = [SystemNotice(.memberJoined, by: userId, about: [userId])]
         effects.noticeRecipients = state.members.map(\.userId) + [userId]
-        effects.announcements = ConversationRules.joinAnnouncements(
-            [userId], to: state.id, existing: state.members.map(\.userId))
+        effects.announcements = ConversationRules.joinAnnouncements([userId], to: state.id)
         if let pending {
             let settled = resolve(pending, approve: true, by: nil, at: now)
             effects.requests = [settled]
@@ -340,7 +341,7 @@ public enum GroupRules {
             effects.requests += approved
             record(
                 [SystemNotice(.memberJoined, by: actor.userId, about: users)],
-                ConversationRules.joinAnnouncements(users, to: state.id, existing: memberIds)
+                ConversationRules.joinAnnouncements(users, to: state.id)
                     + approved.map { GroupRules.requestAnnouncement($0, in: state) }, recipients: memberIds + users)
         }
 

@@ -324,7 +324,6 @@ export class Client extends EventTarget {
         this.changed('conversations');
         break;
       }
-      case 'members.added':
       case 'members.removed':
       case 'members.updated':
       case 'join_request.updated':
