@@ -40,6 +40,17 @@ extension ClientStoreTests {
             sentAt: 1_000 + seq)
     }
 
+    /// `members.removed` at event `seq`: `user` left (`by` themselves) or was removed, as of
+    /// the conversation's seq `lastSeq`.
+    func removal(_ seq: Int64, of user: UserID, by actor: UserID, lastSeq: Int64) -> UserEvent {
+        event(
+            seq,
+            MembersRemoved(
+                conversationId: Self.group, userIds: [user], reason: user == actor ? .left : .removed,
+                removedBy: actor, lastSeq: lastSeq
+            ).body)
+    }
+
     func members(_ store: ClientStore) throws -> [UserID] {
         try store.group(Self.group, viewer: Self.alice).members.map(\.userId)
     }
@@ -90,19 +101,28 @@ extension ClientStoreTests {
         let store = try ClientStore(path: nil)
         _ = try store.applySync(page([]))
         try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob), member(Self.carol, .admin)]))
-        try store.applyEvent(
-            event(
-                6,
-                MembersRemoved(
-                    conversationId: Self.group, userIds: [Self.carol], reason: .removed, removedBy: Self.alice,
-                    lastSeq: 4
-                ).body))
+        try store.applyEvent(removal(6, of: Self.carol, by: Self.alice, lastSeq: 4))
         try store.saveMessages([try notice(3, SystemNotice(.memberJoined, by: Self.alice, about: [Self.carol]))])
         #expect(try members(store) == [Self.alice, Self.bob])
         try store.saveMessages([try notice(5, SystemNotice(.memberJoined, by: Self.alice, about: [Self.carol]))])
         #expect(
             try store.group(Self.group, viewer: Self.alice).member(Self.carol)?.role == .member,
             "back as a plain member: the removal cleared the old role")
+    }
+
+    @Test func aRemovalStoredBeforeItNamedItsSeqLeavesWhoIsInTheGroupToTheNotice() throws {
+        let store = try ClientStore(path: nil)
+        try store.saveDetail(detail([member(Self.alice, .owner), member(Self.bob), member(Self.carol, .admin)]))
+        let old = try JSONText.decode(
+            UserEvent.self,
+            from:
+                #"{"seq":4,"type":"members.removed","conversationId":4,"userIds":[3],"reason":"left","removedBy":3,"at":9}"#
+        )
+        try store.applyEvent(old)
+        #expect(try members(store) == [Self.alice, Self.bob, Self.carol], "it cannot be placed among the notices")
+        #expect(try store.group(Self.group, viewer: Self.alice).member(Self.carol)?.role == .member)
+        try store.saveMessages([try notice(2, SystemNotice(.memberLeft, by: Self.carol))])
+        #expect(try members(store) == [Self.alice, Self.bob])
     }
 
     @Test func leavingADissolvedGroupWinsOverASnapshotReadAtTheSameSeq() throws {
@@ -112,13 +132,7 @@ extension ClientStoreTests {
         let before = ConversationDetail(
             conversation: summary, members: [member(Self.alice, .owner), member(Self.bob), member(Self.carol)])
         try store.saveDetail(before)
-        try store.applyEvent(
-            event(
-                3,
-                MembersRemoved(
-                    conversationId: Self.group, userIds: [Self.carol], reason: .left, removedBy: Self.carol,
-                    lastSeq: 10
-                ).body))
+        try store.applyEvent(removal(3, of: Self.carol, by: Self.carol, lastSeq: 10))
         #expect(try members(store) == [Self.alice, Self.bob])
         try store.saveDetail(before)
         #expect(try members(store) == [Self.alice, Self.bob], "the group takes no notice after dissolving")

@@ -109,7 +109,7 @@ extension LiveServerSuites {
             await carol.catchUp()
             let current = try await alice.groups.refresh(group)
             let caughtUp = try carol.store.group(group, viewer: nil)
-            #expect(caughtUp.membersAreComplete, "followed through events, not fetched again")
+            #expect(caughtUp.membersAreComplete, "followed through notices and events, not fetched again")
             #expect(roster(caughtUp.members) == roster(current.members))
             #expect(caughtUp.member(bobId)?.role == .member, "bob came back as a plain member")
             #expect(caughtUp.member(daveId)?.mutedUntil == Limits.mutedUntilLifted)

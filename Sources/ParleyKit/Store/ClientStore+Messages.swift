@@ -32,7 +32,8 @@ extension ClientStore {
             try doubtMembers(db, message.conversationId, placeholderAt: message.seq)
             return try hide(db, message.conversationId, seqs: [message.seq])
         }
-        if case .system(let notice) = message.typedContent {
+        // Only a system message is read for its notice: every other message is stored as it came.
+        if message.kind == .system, case .system(let notice) = message.typedContent {
             try applyNotice(db, notice, in: message.conversationId, seq: message.seq, at: message.sentAt)
         }
         var message = message
