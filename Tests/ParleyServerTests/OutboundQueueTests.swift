@@ -96,7 +96,6 @@ import Testing
         #expect(queue.take() == .frame("error: send an auth frame first", queuedAt: 0))
         queue.abandon()  // writing it failed
         #expect(queue.take() == nil)
-        await queue.finishAndWaitForWriter()  // the writer stopped: this returns
     }
 
     /// Producers on many threads, one writer at a time: every frame is written once, each
@@ -129,7 +128,6 @@ import Testing
             #expect(mine == (0..<perProducer).map { "\(producer):\($0)" })
         }
         #expect(socket.mostWritersAtOnce == 1)
-        await queue.finishAndWaitForWriter()
     }
 
     /// Records what writers take, and how many wrote at once.
@@ -154,32 +152,6 @@ import Testing
                 $0.written.append(text)
                 $0.writing -= 1
             }
-        }
-    }
-
-    @Test func finishingWaitsForTheWriterToWriteTheCloseItKept() async throws {
-        let queue = OutboundQueue(limit: 10)
-        let socket = SlowSocket()
-        queue.startWriters {
-            Task { while let item = queue.take() { await socket.write(item) } }
-        }
-        queue.enqueue("error: send an auth frame first", now: 0)
-        queue.closeAfterQueued(.unauthenticated, reason: "Not authenticated.")
-        await queue.finishAndWaitForWriter()
-        #expect(
-            await socket.written == [
-                .frame("error: send an auth frame first", queuedAt: 0),
-                .close(.unauthenticated, reason: "Not authenticated."),
-            ])
-    }
-
-    /// A socket that takes a while for each write.
-    actor SlowSocket {
-        private(set) var written: [OutboundQueue.Item] = []
-
-        func write(_ item: OutboundQueue.Item) async {
-            try? await Task.sleep(for: .milliseconds(30))
-            written.append(item)
         }
     }
 
@@ -210,6 +182,28 @@ import Testing
         #expect(
             metrics.text.contains("parley_deliveries_total 5"),
             "2 + 2 + 1: the stuck socket took two before it overflowed")
+    }
+
+    /// A token is checked while its socket may close: a connection the hub let go of is not
+    /// attached after all, or its user's pushes would go to a dead queue for ever.
+    @Test func hubAttachesNoConnectionThatClosedWhileItsTokenWasChecked() {
+        let metrics = ServerMetrics()
+        let hub = ConnectionHub(
+            fanOut: LocalFanOut(), configuration: ServerConfiguration(), metrics: metrics, logger: Logger(label: "t"))
+        let identity = Identity(userId: UserID(1), sessionId: SessionID(1))
+        let closed = GatewayConnection(tag: hub.makeTag(), queueLimit: 8)
+        hub.register(closed)
+        hub.unregister(closed)
+        hub.unregister(closed)
+        #expect(!hub.attach(closed, as: identity))
+        #expect(closed.identity == nil)
+        #expect(hub.connectionCount == 0)
+        let open = GatewayConnection(tag: hub.makeTag(), queueLimit: 8)
+        hub.register(open)
+        #expect(hub.attach(open, as: identity))
+        hub.deliver(.signal(Signal(type: "typing", recipients: [UserID(1)], payload: .object([:]))))
+        #expect(closed.queue.count == 0)
+        #expect(open.queue.count == 1)
     }
 
     @Test func hubHandsASignalToEveryDeviceOfItsRecipientsAsAFrameOfItsType() async throws {

@@ -1,7 +1,6 @@
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
-import HummingbirdWebSocket
 import Logging
 import ParleyCore
 import ParleyStore
@@ -40,25 +39,17 @@ public func buildApplication(
     router.add(middleware: ErrorMiddleware())
     parts.addRoutes(to: router)
 
+    // Upgrade requests pass the same middleware as HTTP; the route answers 200 to upgrade.
     let webSocketRouter = Router(context: ParleyRequestContext.self)
     webSocketRouter.add(middleware: securityHeaders)
     webSocketRouter.add(middleware: ErrorMiddleware())
-    let gateway = parts.gateway
-    webSocketRouter.ws(RouterPath(Endpoint.webSocket.routerPath)) { inbound, outbound, context in
-        try await gateway.run(inbound: inbound, outbound: outbound, context: context)
-    }
-
-    // Text frames must be valid UTF-8 (RFC 6455): an invalid one closes the socket with 1007.
-    let webSocketConfiguration = WebSocketServerConfiguration(
-        maxFrameSize: Limits.maxTransportFrameBytes, autoPing: .disabled, closeTimeout: WebSocketGateway.closeTimeout,
-        validateUTF8: true)
-    let webSocketResponder = webSocketRouter.buildResponder()
+    webSocketRouter.get(RouterPath(Endpoint.webSocket.routerPath)) { _, _ in HTTPResponse.Status.ok }
+    let upgradeResponder = webSocketRouter.buildResponder()
     let limiter = ConnectionLimiter(limit: configuration.maxConnectionsPerIP)
+    let gateway = parts.gateway
     var server = HTTPServerBuilder { responder in
         GuardedChildChannel(
-            base: HTTP1WebSocketUpgradeChannel(
-                responder: responder, webSocketResponder: webSocketResponder,
-                configuration: .init(ws: webSocketConfiguration)),
+            base: GatewayUpgradeChannel(responder: responder, upgradeResponder: upgradeResponder, gateway: gateway),
             limiter: limiter, idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.milliseconds) * 1_000_000),
             requestTimeout: .nanoseconds(Int64(configuration.requestTimeout.milliseconds) * 1_000_000))
     }

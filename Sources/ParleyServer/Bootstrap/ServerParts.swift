@@ -93,7 +93,7 @@ struct ServerParts {
             presence: presenceTracker)
         gateway = WebSocketGateway(
             hub: hub, fanOut: storage.fanOut, accounts: accounts, handlers: frameHandlers,
-            configuration: configuration, clock: clock, metrics: metrics)
+            configuration: configuration, clock: clock, metrics: metrics, logger: logger)
     }
 
     /// Registers every HTTP endpoint and returns the registry that recorded them.

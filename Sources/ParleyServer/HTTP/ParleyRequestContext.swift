@@ -1,21 +1,15 @@
 import Hummingbird
-import HummingbirdWebSocket
 import NIOCore
 import ParleyCore
 
-/// The request context of every Parley route, HTTP and WebSocket alike.
-public struct ParleyRequestContext: RequestContext, WebSocketRequestContext {
+/// The request context of every Parley route, HTTP and WebSocket upgrades alike.
+public struct ParleyRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    public let webSocket: WebSocketHandlerReference<Self>
     /// The peer's IP address, recorded with each login.
     public let remoteIP: String
-    /// The connection, which the WebSocket gateway takes over after the upgrade.
-    let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        webSocket = .init()
-        channel = source.channel
         remoteIP = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 

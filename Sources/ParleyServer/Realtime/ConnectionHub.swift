@@ -54,20 +54,26 @@ final class ConnectionHub: Service, Sendable {
         metrics.connections.increment()
     }
 
-    /// Starts routing the user's changes to an authenticated connection.
-    func attach(_ connection: GatewayConnection, as identity: Identity) {
-        connection.authenticate(as: identity)
-        registry.withLock {
-            $0.byUser[identity.userId, default: []].insert(connection.tag)
-            $0.bySession[identity.sessionId, default: []].insert(connection.tag)
+    /// Starts routing the user's changes to an authenticated connection; answers false, and
+    /// attaches nothing, when the connection closed meanwhile (its token was checked while
+    /// it closed).
+    @discardableResult
+    func attach(_ connection: GatewayConnection, as identity: Identity) -> Bool {
+        let attached = registry.withLock { registry in
+            guard registry.connections[connection.tag] != nil else { return false }
+            connection.authenticate(as: identity)
+            registry.byUser[identity.userId, default: []].insert(connection.tag)
+            registry.bySession[identity.sessionId, default: []].insert(connection.tag)
+            return true
         }
-        presence?.connected(identity.userId)
+        if attached { presence?.connected(identity.userId) }
+        return attached
     }
 
+    /// Forgets a connection; a second call for the same one does nothing.
     func unregister(_ connection: GatewayConnection) {
-        metrics.connections.decrement()
-        registry.withLock { registry in
-            registry.connections[connection.tag] = nil
+        let removed = registry.withLock { registry -> Bool in
+            guard registry.connections.removeValue(forKey: connection.tag) != nil else { return false }
             if let identity = connection.identity {
                 registry.byUser[identity.userId]?.remove(connection.tag)
                 if registry.byUser[identity.userId]?.isEmpty == true { registry.byUser[identity.userId] = nil }
@@ -76,7 +82,10 @@ final class ConnectionHub: Service, Sendable {
                     registry.bySession[identity.sessionId] = nil
                 }
             }
+            return true
         }
+        guard removed else { return }
+        metrics.connections.decrement()
         if let identity = connection.identity { presence?.disconnected(identity.userId) }
     }
 

@@ -4,10 +4,12 @@ import ParleyStore
 import Synchronization
 
 /// One WebSocket connection: who it belongs to once authenticated, when it last heard
-/// from its client, whether a write to it is stuck, and its outbound queue.
+/// from its client, whether a write to it is stuck, the requests it has not answered yet,
+/// and its outbound queue.
 final class GatewayConnection: Sendable {
     let tag: ConnectionTag
     let queue: OutboundQueue
+    let requests = RequestInbox()
     let openedAt: UInt64
     /// Every read on the socket, noted below the WebSocket layer, so any frame counts as a
     /// sign of life: data, ping or pong.
@@ -78,6 +80,10 @@ final class GatewayConnection: Sendable {
         let started = writeStarted.load(ordering: .relaxed)
         return started == 0 ? nil : started
     }
+
+    /// Asks the socket for more bytes: its handler held reads back while ``requests`` was
+    /// backlogged, and it no longer is.
+    func resumeReading() { channel?.read() }
 
     /// Closes the socket at once, below the WebSocket layer: for a peer that stopped reading,
     /// which no close frame would reach. The reader and writer then end with errors.

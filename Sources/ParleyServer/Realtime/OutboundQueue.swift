@@ -14,8 +14,8 @@ import Synchronization
 ///
 /// A writer runs only while there is something to write: the queue starts one (see
 /// ``startWriters(with:)``) when work arrives and none runs, and the writer takes items
-/// until ``take()`` answers nil. An idle socket so keeps no writer task, nor the stack that
-/// task's writes grew.
+/// until ``take()`` answers nil. The gateway's writer is a pass on the socket's event loop
+/// (``GatewayChannelHandler``), so frames queued while one is scheduled share its flush.
 final class OutboundQueue: Sendable {
     enum Item: Sendable, Equatable {
         /// A frame and when it was queued (monotonic nanoseconds), for delivery latency.
@@ -40,8 +40,6 @@ final class OutboundQueue: Sendable {
         var startWriter: (@Sendable () -> Void)?
         /// Whether a writer runs: started, and not yet answered nil by ``take()``.
         var writing = false
-        /// Those waiting for the writer to stop (``finishAndWaitForWriter()``).
-        var writerWaiters: [CheckedContinuation<Void, Never>] = []
 
         /// Whether the writer has anything left to take.
         var hasWork: Bool { close != nil || (!finished && !frames.isEmpty) }
@@ -134,20 +132,6 @@ final class OutboundQueue: Sendable {
         }
     }
 
-    /// Ends the queue (``finish()``) and returns once no writer runs: the close it kept, if
-    /// any, has been written.
-    func finishAndWaitForWriter() async {
-        finish()
-        await withCheckedContinuation { continuation in
-            let idle = state.withLock { state -> Bool in
-                guard state.writing else { return true }
-                state.writerWaiters.append(continuation)
-                return false
-            }
-            if idle { continuation.resume() }
-        }
-    }
-
     /// Frames waiting to be written.
     var count: Int { state.withLock { $0.frames.count } }
 
@@ -157,19 +141,16 @@ final class OutboundQueue: Sendable {
     /// The writer's next item: queued frames, then the close if one was requested. Nil when
     /// there is nothing to write, and the writer must then stop: the next work starts another.
     func take() -> Item? {
-        let (item, waiters) = state.withLock { state -> (Item?, [CheckedContinuation<Void, Never>]) in
+        state.withLock { state in
             if !state.finished || state.close != nil, let (frame, queuedAt) = state.frames.popFirst() {
-                return (.frame(frame, queuedAt: queuedAt), [])
+                return .frame(frame, queuedAt: queuedAt)
             }
             if let close = state.close.take() {
                 state.finished = true
-                return (close, [])
+                return close
             }
             state.writing = false
-            defer { state.writerWaiters = [] }
-            return (nil, state.writerWaiters)
+            return nil
         }
-        for waiter in waiters { waiter.resume() }
-        return item
     }
 }

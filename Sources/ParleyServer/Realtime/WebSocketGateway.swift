@@ -1,19 +1,16 @@
 import Foundation
-import HummingbirdWebSocket
 import Logging
 import NIOCore
-import NIOWebSocket
 import ParleyCore
 import ParleyStore
-import ServiceLifecycle
 
-/// Runs one WebSocket connection: authentication, request frames, and the writers that
-/// drain the connection's outbound queue while it holds something.
+/// Answers what clients send on their WebSockets: authentication, request frames, pings.
 ///
-/// The gateway answers `auth` and `ping` itself; every other request frame goes to the
-/// feature that registered it in ``FrameHandlers``. Requests on one socket are handled one
-/// after another, so a client's sends into a conversation keep their order. Pushes come from
-/// the ``ConnectionHub``.
+/// Each socket is served on its event loop by a ``GatewayChannelHandler``, which hands this
+/// gateway whole frames. The gateway answers `auth` and `ping` itself; every other request
+/// frame goes to the feature that registered it in ``FrameHandlers``. Requests on one socket
+/// are answered one after another (``RequestInbox``), so a client's sends into a
+/// conversation keep their order. Pushes come from the ``ConnectionHub``.
 struct WebSocketGateway: Sendable {
     let hub: ConnectionHub
     let fanOut: any FanOut
@@ -21,6 +18,7 @@ struct WebSocketGateway: Sendable {
     let configuration: ServerConfiguration
     let clock: WallClock
     let metrics: ServerMetrics
+    let logger: Logger
     /// Decodes client frames, dispatching payloads through the features' handlers.
     private let frameDecoder: JSONDecoder
     /// The features' handlers, for frames read without the decoder.
@@ -28,7 +26,7 @@ struct WebSocketGateway: Sendable {
 
     init(
         hub: ConnectionHub, fanOut: any FanOut, accounts: AccountService, handlers: FrameHandlers,
-        configuration: ServerConfiguration, clock: WallClock, metrics: ServerMetrics
+        configuration: ServerConfiguration, clock: WallClock, metrics: ServerMetrics, logger: Logger
     ) {
         self.hub = hub
         self.fanOut = fanOut
@@ -36,114 +34,49 @@ struct WebSocketGateway: Sendable {
         self.configuration = configuration
         self.clock = clock
         self.metrics = metrics
+        self.logger = logger
         frameDecoder = handlers.makeDecoder()
         self.handlers = handlers
-    }
-
-    /// Serves the socket until it closes. A read that fails for a protocol reason (invalid
-    /// UTF-8, a message too large) is rethrown, so that the WebSocket layer closes with the
-    /// code RFC 6455 gives it (1007, 1009).
-    func run(
-        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
-        context: WebSocketRouterContext<ParleyRequestContext>
-    ) async throws {
-        let channel = context.requestContext.channel
-        let activity = await Self.takeOver(channel, logger: context.logger)
-        let connection = GatewayConnection(
-            tag: hub.makeTag(), queueLimit: configuration.outboundQueueLimit, activity: activity, channel: channel)
-        connection.queue.startWriters { [metrics, logger = context.logger] in
-            Task { await Self.write(connection, to: outbound, metrics: metrics, logger: logger) }
-        }
-        hub.register(connection)
-        defer {
-            hub.unregister(connection)
-            connection.queue.finish()
-        }
-        if let token = context.request.bearerToken ?? context.request.uri.queryParameters.get("access_token") {
-            await authenticate(connection, token: token, requestId: nil)
-        }
-        let readError: (any Error)? = await withGracefulShutdownHandler {
-            let readError = await read(inbound, on: connection, logger: context.logger)
-            // The writer must be done before the WebSocket layer closes the socket: a close the
-            // queue kept (an error's) goes out first. A cancelled connection does not wait for
-            // a peer that is not reading: closing the channel fails the write in progress.
-            await withTaskCancellationHandler {
-                await connection.queue.finishAndWaitForWriter()
-            } onCancel: {
-                connection.abort()
-            }
-            return readError
-        } onGracefulShutdown: {
-            // The WebSocket layer sends the close frame (1000); the peer gets the close timeout
-            // to answer it.
-            connection.abort(after: Self.closeTimeout)
-        }
-        if let readError { throw readError }
     }
 
     /// How long a peer sent a close frame has to answer it before its socket is closed.
     static let closeTimeout: Duration = .seconds(5)
 
-    /// Reads request frames until the socket or the queue closes; answers the error that
-    /// ended the read, if one did.
-    private func read(_ inbound: WebSocketInboundStream, on connection: GatewayConnection, logger: Logger) async
-        -> (any Error)?
-    {
-        do {
-            for try await message in inbound.messages(maxSize: Limits.maxTransportFrameBytes) {
-                guard !connection.queue.isClosing else { break }
-                switch message {
-                case .text(let text): await handle(text, on: connection)
-                case .binary:
-                    reply(
-                        connection, .error, id: nil,
-                        ParleyError(.invalidJSON, "Frames must be JSON text, not binary."))
-                }
+    /// A socket was upgraded: the hub knows it from now on, and a token its upgrade request
+    /// carried is checked before any frame it sends.
+    func opened(_ connection: GatewayConnection, token: String?) {
+        hub.register(connection)
+        if let token { received(.token(token), on: connection) }
+    }
+
+    /// A request came on the socket: a task answers it after those before it, and answers
+    /// the socket's requests until none is left.
+    func received(_ request: RequestInbox.Request, on connection: GatewayConnection) {
+        guard connection.requests.push(request) else { return }
+        Task { await answerRequests(on: connection) }
+    }
+
+    /// The socket closed: the hub lets go of it and nothing more is answered or written.
+    func closed(_ connection: GatewayConnection) {
+        connection.requests.close()
+        connection.queue.finish()
+        hub.unregister(connection)
+    }
+
+    private func answerRequests(on connection: GatewayConnection) async {
+        while let (request, belowBacklog) = connection.requests.take() {
+            if belowBacklog { connection.resumeReading() }
+            guard !connection.queue.isClosing else {
+                connection.requests.close()
+                continue
             }
-        } catch {
-            logger.debug("WebSocket read ended", metadata: ["error": "\(error)"])
-            return error
-        }
-        return nil
-    }
-
-    /// Ends the HTTP timeouts of the upgraded connection and answers the record of its reads,
-    /// which the connection's ``ConnectionGuard`` keeps (so pings count as a sign of life).
-    private static func takeOver(_ channel: any Channel, logger: Logger) async -> ConnectionActivity {
-        do {
-            return try await channel.eventLoop.submit {
-                try channel.pipeline.syncOperations.handler(type: ConnectionGuard.self).upgradedToWebSocket()
-            }.get()
-        } catch {
-            // A closed channel has no handlers left; its socket ends at the first read.
-            logger.debug("WebSocket without a connection guard", metadata: ["error": "\(error)"])
-            return ConnectionActivity()
-        }
-    }
-
-    /// Writes what the queue holds until it has nothing more, then ends: the queue starts
-    /// another writer when more comes. Each write is noted on the connection, so the hub's
-    /// sweep can abort a peer that stopped reading. After a failed write nothing more is
-    /// written (``OutboundQueue/abandon()``).
-    private static func write(
-        _ connection: GatewayConnection, to outbound: WebSocketOutboundWriter, metrics: ServerMetrics, logger: Logger
-    ) async {
-        let queue = connection.queue
-        while let item = queue.take() {
-            connection.writeBegan()
-            defer { connection.writeEnded() }
-            do {
-                switch item {
-                case .frame(let text, let queuedAt):
-                    try await outbound.write(.text(text))
-                    metrics.deliveryLatency.record(.nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds &- queuedAt)))
-                case .close(let code, let reason):
-                    try await outbound.close(WebSocketErrorCode(codeNumber: code.rawValue), reason: reason)
-                    connection.abort(after: closeTimeout)
-                }
-            } catch {
-                logger.debug("WebSocket write ended", metadata: ["error": "\(error)"])
-                queue.abandon()
+            switch request {
+            case .token(let token):
+                await authenticate(connection, token: token, requestId: nil)
+            case .text(let text):
+                await handle(text, on: connection)
+            case .binary:
+                reply(connection, .error, id: nil, ParleyError(.invalidJSON, "Frames must be JSON text, not binary."))
             }
         }
     }

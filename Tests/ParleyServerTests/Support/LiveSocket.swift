@@ -98,8 +98,11 @@ final class LiveSocket: Sendable {
 
     /// Sends a text frame holding exactly `bytes`, valid UTF-8 or not.
     func sendTextBytes(_ bytes: [UInt8]) {
-        outgoing.yield(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: bytes))))
+        sendFrame(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: bytes)))
     }
+
+    /// Sends one frame as it is (the client masks it): a fragment, a control frame.
+    func sendFrame(_ frame: WebSocketFrame) { outgoing.yield(.custom(frame)) }
 
     /// How long a wait lasts by default. It matters only when a test fails, so it is generous:
     /// in the first two minutes of CI's PostgreSQL phase, with the whole suite starting at

@@ -1,0 +1,270 @@
+import Foundation
+import NIOCore
+import NIOWebSocket
+import ParleyCore
+
+/// Serves one WebSocket on its channel's event loop: it speaks RFC 6455 (fragments, control
+/// frames, the closing handshake), hands whole text frames to the ``WebSocketGateway`` to
+/// answer, and writes what the connection's ``OutboundQueue`` holds.
+///
+/// No task belongs to the socket. One answers its requests while it has some
+/// (``RequestInbox``), and writes run on the event loop, all frames queued since the last
+/// write in one flush. While the inbox is backlogged the handler holds back reads, so a
+/// client that floods its socket waits in its own TCP window; while the socket cannot take
+/// more bytes (the peer is not reading), frames wait in the queue, which closes the socket
+/// when it overflows.
+///
+/// NIO's frame decoder below rejects frames larger than ``Limits/maxTransportFrameBytes``
+/// (1009) and malformed control frames (1002) itself.
+final class GatewayChannelHandler: ChannelDuplexHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundIn = Never
+    typealias OutboundOut = WebSocketFrame
+
+    private let gateway: WebSocketGateway
+    private let token: String?
+    private var connection: GatewayConnection?
+    /// The text or binary frame whose fragments are arriving, as far as it came.
+    private var fragments: (opcode: WebSocketOpcode, data: ByteBuffer)?
+    /// Whether this side sent its close frame: nothing else goes out after it.
+    private var closeSent = false
+    /// Flushes handed to the socket and not yet written whole.
+    private var unfinishedFlushes = 0
+
+    /// - Parameter token: The token the upgrade request carried, to authenticate with first.
+    init(gateway: WebSocketGateway, token: String?) {
+        self.gateway = gateway
+        self.token = token
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let channel = context.channel
+        let activity: ConnectionActivity
+        do {
+            activity = try channel.pipeline.syncOperations.handler(type: ConnectionGuard.self).upgradedToWebSocket()
+        } catch {
+            activity = ConnectionActivity()  // a test's channel without one
+        }
+        let connection = GatewayConnection(
+            tag: gateway.hub.makeTag(), queueLimit: gateway.configuration.outboundQueueLimit, activity: activity,
+            channel: channel)
+        self.connection = connection
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
+        connection.queue.startWriters {
+            eventLoop.execute {
+                let (handler, context) = loopBound.value
+                handler.writeQueued(context)
+            }
+        }
+        gateway.opened(connection, token: token)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let connection { gateway.closed(connection) }
+        context.fireChannelInactive()
+    }
+
+    // MARK: Reading
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let connection else { return }
+        let frame = unwrapInboundIn(data)
+        guard !closeSent || frame.opcode == .connectionClose else { return }
+        // Every client frame is masked (RFC 6455 §5.1); no extension that would set a
+        // reserved bit was negotiated.
+        guard frame.maskKey != nil, !frame.rsv1, !frame.rsv2, !frame.rsv3 else {
+            return fail(.protocolError, context)
+        }
+        switch frame.opcode {
+        case .text, .binary:
+            guard fragments == nil else { return fail(.protocolError, context) }
+            if frame.fin {
+                received(frame.opcode, frame.unmaskedData, on: connection, context)
+            } else {
+                fragments = (frame.opcode, frame.unmaskedData)
+            }
+        case .continuation:
+            guard case (let opcode, var data)? = fragments else { return fail(.protocolError, context) }
+            fragments = nil
+            var more = frame.unmaskedData
+            guard data.readableBytes + more.readableBytes <= Limits.maxTransportFrameBytes else {
+                return fail(.messageTooLarge, context)
+            }
+            data.writeBuffer(&more)
+            if frame.fin {
+                received(opcode, data, on: connection, context)
+            } else {
+                fragments = (opcode, data)
+            }
+        case .ping:
+            context.writeAndFlush(
+                wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
+        case .pong:
+            break
+        case .connectionClose:
+            receivedClose(frame.unmaskedData, context)
+        default:
+            fail(.protocolError, context)
+        }
+    }
+
+    /// Hands a whole frame to the gateway; text must be valid UTF-8 (1007 otherwise).
+    private func received(
+        _ opcode: WebSocketOpcode, _ data: ByteBuffer, on connection: GatewayConnection,
+        _ context: ChannelHandlerContext
+    ) {
+        guard opcode == .text else { return gateway.received(.binary, on: connection) }
+        guard let text = Self.validatedText(data) else { return fail(.dataInconsistentWithMessage, context) }
+        gateway.received(.text(text), on: connection)
+    }
+
+    /// Answers the peer's close frame with one of this side's (1000, or 1002 for a close
+    /// frame that breaks the rules) unless this side closed first, and then closes the socket.
+    private func receivedClose(_ data: ByteBuffer, _ context: ChannelHandlerContext) {
+        if closeSent { return context.close(promise: nil) }
+        var data = data
+        let code: WebSocketErrorCode
+        if data.readableBytes == 0 {
+            code = .normalClosure
+        } else if let received = data.readInteger(as: UInt16.self), Self.isValidCloseCode(received),
+            Self.validatedText(data) != nil
+        {
+            code = .normalClosure
+        } else {
+            code = .protocolError
+        }
+        stopServing()
+        sendClose(code, reason: "", context).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+
+    /// Closes the socket for a frame that breaks RFC 6455, with `code` and no reason.
+    private func fail(_ code: WebSocketErrorCode, _ context: ChannelHandlerContext) {
+        fragments = nil
+        guard !closeSent else { return }
+        stopServing()
+        sendClose(code, reason: "", context).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+
+    /// Holds back reads while the gateway has more requests waiting than it answers at once.
+    func read(context: ChannelHandlerContext) {
+        guard connection?.requests.isBacklogged != true else { return }
+        context.read()
+    }
+
+    // MARK: Writing
+
+    /// Writes what the queue holds while the socket takes more, in one flush. A close the
+    /// queue hands out goes last and ends the writing; the peer then has the close timeout
+    /// to answer it.
+    private func writeQueued(_ context: ChannelHandlerContext) {
+        guard let connection, !closeSent else { return }
+        let metrics = gateway.metrics
+        var last: WebSocketFrame?
+        while context.channel.isWritable, let item = connection.queue.take() {
+            if let last { context.write(wrapOutboundOut(last), promise: nil) }
+            last = nil
+            switch item {
+            case .frame(let text, let queuedAt):
+                last = WebSocketFrame(fin: true, opcode: .text, data: context.channel.allocator.buffer(string: text))
+                metrics.deliveryLatency.record(.nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds &- queuedAt)))
+            case .close(let code, let reason):
+                connection.requests.close()
+                _ = sendClose(WebSocketErrorCode(codeNumber: code.rawValue), reason: reason, context)
+                connection.abort(after: WebSocketGateway.closeTimeout)
+                return
+            }
+        }
+        guard let last else { return }
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.write(wrapOutboundOut(last), promise: written)
+        context.flush()
+        noteFlush(written.futureResult, of: connection)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { writeQueued(context) }
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Notes on the connection since when a flush has been waiting for the peer, so the hub's
+    /// sweep can cut off a peer that stopped reading. A failed write ends the queue.
+    private func noteFlush(_ written: EventLoopFuture<Void>, of connection: GatewayConnection) {
+        unfinishedFlushes += 1
+        if unfinishedFlushes == 1 { connection.writeBegan() }
+        written.assumeIsolated().whenComplete { [self] result in
+            unfinishedFlushes -= 1
+            // The flushes still waiting are waiting since this one went out.
+            if unfinishedFlushes == 0 { connection.writeEnded() } else { connection.writeBegan() }
+            if case .failure = result { connection.queue.abandon() }
+        }
+    }
+
+    /// Sends this side's close frame, after which nothing else is written.
+    private func sendClose(_ code: WebSocketErrorCode, reason: String, _ context: ChannelHandlerContext)
+        -> EventLoopFuture<Void>
+    {
+        closeSent = true
+        var data = context.channel.allocator.buffer(capacity: 2 + Self.maxCloseReasonBytes)
+        data.write(webSocketErrorCode: code)
+        data.writeString(Self.closeReason(reason))
+        return context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)))
+    }
+
+    /// Stops answering requests and drops what the queue holds: the socket is closing.
+    private func stopServing() {
+        connection?.requests.close()
+        connection?.queue.abandon()
+    }
+
+    /// At a graceful shutdown the socket closes with 1000; a peer that does not answer is cut
+    /// off after the close timeout.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent, let connection, !closeSent {
+            stopServing()
+            _ = sendClose(.normalClosure, reason: "The server is shutting down.", context)
+            connection.abort(after: WebSocketGateway.closeTimeout)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// A failed read or write: the socket is done. (NIO's protocol error handler already
+    /// answered a frame it could not decode, and closes the socket itself.)
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard !(error is NIOWebSocketError) else { return }
+        context.close(promise: nil)
+    }
+
+    // MARK: Rules
+
+    /// A close frame's reason is at most 123 bytes (a control frame carries 125, the code 2).
+    static let maxCloseReasonBytes = 123
+
+    /// `reason` cut to whole characters within ``maxCloseReasonBytes``.
+    static func closeReason(_ reason: String) -> String {
+        guard reason.utf8.count > maxCloseReasonBytes else { return reason }
+        var cut = ""
+        for character in reason {
+            guard cut.utf8.count + character.utf8.count <= maxCloseReasonBytes else { break }
+            cut.append(character)
+        }
+        return cut
+    }
+
+    /// Whether a peer may send `code` in its close frame (RFC 6455 §7.4).
+    static func isValidCloseCode(_ code: UInt16) -> Bool {
+        switch code {
+        case 1000...1003, 1007...1011, 3000...4999: true
+        default: false
+        }
+    }
+
+    /// The bytes as a string, or nil when they are not valid UTF-8.
+    static func validatedText(_ data: ByteBuffer) -> String? {
+        if #available(macOS 15, iOS 18, *) {
+            String(validating: data.readableBytesView, as: UTF8.self)
+        } else {
+            String(bytes: data.readableBytesView, encoding: .utf8)
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import NIOCore
+import NIOWebSocket
+import ParleyCore
+import Testing
+
+@testable import ParleyServer
+
+/// RFC 6455 as the gateway's channel handler speaks it: fragments, control frames, the
+/// closing handshake, and frames that break the rules.
+@Suite struct WebSocketFramingTests {
+    /// A masked client frame (RFC 6455 §5.2) with a payload under 126 bytes, or an unmasked
+    /// one, which no client may send.
+    static func frame(fin: Bool = true, opcode: UInt8, payload: [UInt8], masked: Bool = true) -> [UInt8] {
+        precondition(payload.count < 126)
+        let first: UInt8 = (fin ? 0x80 : 0) | opcode
+        guard masked else { return [first, UInt8(payload.count)] + payload }
+        return RawWebSocketPinger.frame(opcode: opcode, payload: payload).enumerated().map {
+            $0.offset == 0 ? first : $0.element
+        }
+    }
+
+    /// A socket upgraded without a token, with nothing read after the 101.
+    static func upgradedSocket(_ api: TestAPI) async throws -> RawTCPSocket {
+        let socket = try RawTCPSocket(port: api.port)
+        socket.sendWebSocketUpgrade(token: nil)
+        #expect(await socket.readResponseStatus(within: .seconds(30)) == "HTTP/1.1 101 Switching Protocols")
+        return socket
+    }
+
+    /// Reads until `count` bytes came, the socket closed, or 30 s passed.
+    static func read(_ count: Int, from socket: RawTCPSocket) async -> [UInt8] {
+        var bytes: [UInt8] = []
+        let deadline = ContinuousClock.now + .seconds(30)
+        while bytes.count < count, ContinuousClock.now < deadline {
+            guard let more = await socket.read(timeout: .milliseconds(200)) else { break }
+            bytes += more
+        }
+        return bytes
+    }
+
+    @Test func aTextFrameInFragmentsIsOneRequestAndAControlFrameMayComeBetweenThem() async throws {
+        try await withServer { api in
+            let alice = try await api.signUp("alice")
+            let socket = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
+            let text = Array(#"{"type":"ping","id":"in-three-parts"}"#.utf8)
+            socket.sendFrame(WebSocketFrame(fin: false, opcode: .text, data: ByteBuffer(bytes: text[0..<10])))
+            socket.sendControlPing()
+            socket.sendFrame(WebSocketFrame(fin: false, opcode: .continuation, data: ByteBuffer(bytes: text[10..<20])))
+            socket.sendFrame(WebSocketFrame(fin: true, opcode: .continuation, data: ByteBuffer(bytes: text[20...])))
+            let pong = try await socket.waitFor { $0.id == "in-three-parts" }
+            #expect(pong.type == "pong")
+            #expect(try await socket.request(.ping, EmptyPayload()).type == "pong", "the socket stays usable")
+        }
+    }
+
+    @Test func aControlPingIsAnsweredWithAPongCarryingItsData() async throws {
+        try await withServer { api in
+            let socket = try await Self.upgradedSocket(api)
+            socket.sendBytes(Self.frame(opcode: 0x9, payload: Array("are you there".utf8)))
+            #expect(await Self.read(15, from: socket) == [0x8A, 13] + Array("are you there".utf8))
+        }
+    }
+
+    @Test func requestsSentInOneBurstAreAnsweredInOrder() async throws {
+        try await withServer { api in
+            let alice = try await api.signUp("alice")
+            let socket = try RawTCPSocket(port: api.port)
+            socket.sendWebSocketUpgrade(token: alice.token)
+            #expect(await socket.readResponseStatus(within: .seconds(30)) == "HTTP/1.1 101 Switching Protocols")
+            // Many more than the gateway holds before it stops reading, in one write.
+            let burst = 100
+            socket.sendBytes((1...burst).flatMap { RawWebSocketPinger.parleyPing($0) })
+            var answers = ""
+            let deadline = ContinuousClock.now + .seconds(60)
+            while answers.components(separatedBy: #""type":"pong""#).count <= burst, ContinuousClock.now < deadline {
+                answers += String(decoding: await socket.read(timeout: .milliseconds(200)) ?? [], as: UTF8.self)
+            }
+            let ids = answers.matches(of: /"id":"p(\d+)"/).map { Int($0.1)! }
+            #expect(ids == Array(1...burst))
+        }
+    }
+
+    @Test func aBinaryFrameGetsAnErrorAndTheSocketStaysUsable() async throws {
+        try await withServer { api in
+            let alice = try await api.signUp("alice")
+            let socket = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
+            socket.sendFrame(WebSocketFrame(fin: true, opcode: .binary, data: ByteBuffer(bytes: [1, 2, 3])))
+            let error = try await socket.waitFor { $0.type == "error" }
+            #expect(try error.payload(ParleyError.self).code == .invalidJSON)
+            #expect(try await socket.request(.ping, EmptyPayload()).type == "pong")
+        }
+    }
+
+    @Test func aCloseFromTheClientIsAnsweredWith1000AndTheSocketCloses() async throws {
+        try await withServer { api in
+            let socket = try await Self.upgradedSocket(api)
+            socket.sendBytes(Self.frame(opcode: 0x8, payload: [0x0F, 0xA0] + Array("bye".utf8)))  // 4000
+            #expect(await Self.read(4, from: socket) == [0x88, 2, 0x03, 0xE8])
+            #expect(await socket.closedByPeer(within: .seconds(30)))
+        }
+    }
+
+    @Test func framesThatBreakTheProtocolCloseWith1002() async throws {
+        try await withServer { api in
+            let badFrames: [(String, [UInt8])] = [
+                ("unmasked", Self.frame(opcode: 0x1, payload: Array(#"{"type":"ping"}"#.utf8), masked: false)),
+                ("a continuation with nothing to continue", Self.frame(opcode: 0x0, payload: [0x7B])),
+                (
+                    "a reserved bit",
+                    Self.frame(opcode: 0x1, payload: [0x7B]).enumerated().map {
+                        $0.offset == 0 ? $0.element | 0x40 : $0.element
+                    }
+                ),
+                ("a reserved opcode", Self.frame(opcode: 0x3, payload: [])),
+                ("a close code no peer may send", Self.frame(opcode: 0x8, payload: [0x03, 0xED])),  // 1005
+            ]
+            for (name, frame) in badFrames {
+                let socket = try await Self.upgradedSocket(api)
+                socket.sendBytes(frame)
+                #expect(await Self.read(4, from: socket) == [0x88, 2, 0x03, 0xEA], "\(name)")
+                #expect(await socket.closedByPeer(within: .seconds(30)), "\(name)")
+            }
+        }
+    }
+
+    @Test func aNewMessageBeforeTheLastOneEndedClosesWith1002() async throws {
+        try await withServer { api in
+            let alice = try await api.signUp("alice")
+            let socket = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
+            socket.sendFrame(WebSocketFrame(fin: false, opcode: .text, data: ByteBuffer(string: "{")))
+            socket.sendFrame(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: "{}")))
+            #expect(try await socket.waitForClose() == 1002)
+        }
+    }
+
+    @Test func fragmentsAddingUpPastTheLimitCloseWith1009() async throws {
+        try await withServer { api in
+            let alice = try await api.signUp("alice")
+            let socket = try await LiveSocket.connect(api.webSocketURL, token: alice.token)
+            let half = ByteBuffer(repeating: UInt8(ascii: "a"), count: Limits.maxTransportFrameBytes / 2 + 1)
+            socket.sendFrame(WebSocketFrame(fin: false, opcode: .text, data: half))
+            socket.sendFrame(WebSocketFrame(fin: true, opcode: .continuation, data: half))
+            #expect(try await socket.waitForClose() == 1009)
+        }
+    }
+
+    @Test func aLongCloseReasonIsCutToWholeCharactersThatFitAControlFrame() {
+        let reason = String(repeating: "汉", count: 60)  // 180 bytes
+        let cut = GatewayChannelHandler.closeReason(reason)
+        #expect(cut == String(repeating: "汉", count: 41), "123 bytes hold 41 three-byte characters")
+        #expect(GatewayChannelHandler.closeReason("Session revoked.") == "Session revoked.")
+    }
+}
