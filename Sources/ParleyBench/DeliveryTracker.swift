@@ -13,6 +13,8 @@ final class DeliveryTracker: Sendable {
         var outOfOrder = 0
         var pendingRecipients: [String: Int] = [:]
         var lastArrival = Duration.zero
+        /// The slowest delivery's latency and scheduled send time, in microseconds.
+        var slowest: (latency: Int64, scheduled: Int64) = (0, 0)
     }
 
     let expectedRecipients: Int
@@ -36,6 +38,7 @@ final class DeliveryTracker: Sendable {
             }
             state.received += 1
             state.lastArrival = max(state.lastArrival, arrival)
+            if microseconds > state.slowest.latency { state.slowest = (microseconds, Int64(scheduled)) }
             if let last = state.lastSeq[stream], message.seq < last { state.outOfOrder += 1 }
             state.lastSeq[stream] = max(state.lastSeq[stream] ?? 0, message.seq)
             let remaining = (state.pendingRecipients[messageKey] ?? expectedRecipients) - 1
@@ -61,6 +64,9 @@ final class DeliveryTracker: Sendable {
             report.lost = max(0, report.expectedDeliveries - state.received)
             report.duplicates = state.duplicates
             report.outOfOrder = state.outOfOrder
+            // When in the run the slowest message was due: a stall at the start (warm-up) or a
+            // periodic one (a checkpoint, a sweep) reads differently from load.
+            if state.received > 0 { report.figures["slowest sent at (s)"] = Double(state.slowest.scheduled) / 1e6 }
         }
         report.latencyMs = latency.percentilesMs
     }

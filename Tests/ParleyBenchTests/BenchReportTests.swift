@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 import Testing
 
 @testable import ParleyBench
@@ -58,5 +59,20 @@ struct BenchReportTests {
         let process = ServerProcess(pids: [getpid()])
         #expect(try #require(process.residentKiB) > 1024)
         #expect(try #require(process.cpuSeconds) >= 0)
+    }
+
+    /// A stall reads differently at a run's start (warm-up) than in its middle (a disk's
+    /// fsync, a checkpoint): the report says when the slowest message was due.
+    @Test func theReportSaysWhenTheSlowestMessageWasDue() {
+        let tracker = DeliveryTracker(expectedRecipients: 1)
+        for (seq, due, arrived) in [(1, 1_000_000, 1_002_000), (2, 2_500_000, 2_900_000), (3, 3_000_000, 3_001_000)] {
+            let message = Message(
+                id: MessageID(Int64(seq)), conversationId: ConversationID(1), seq: Int64(seq), senderId: UserID(1),
+                clientMsgId: "c\(seq)", kind: .text, content: .object(["t": .number(.integer(Int64(due)))]), sentAt: 0)
+            tracker.record(recipient: 2, message: message, arrival: .microseconds(arrived))
+        }
+        var report = BenchReport(scenario: "direct")
+        tracker.fill(&report, sent: 3)
+        #expect(report.figures["slowest sent at (s)"] == 2.5)
     }
 }
