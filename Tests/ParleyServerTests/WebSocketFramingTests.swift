@@ -145,6 +145,50 @@ import Testing
         }
     }
 
+    /// Polls the server's metrics until `line` shows; false after 60 s.
+    static func metricsShow(_ line: String, _ api: TestAPI) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            if try await api.raw(.get, "/metrics").body.contains(line) { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    /// A killed app's system ends the TCP connection without a close frame: the server lets
+    /// go of the socket at once, not after the heartbeat timeout.
+    @Test func aPeerThatEndsTheConnectionWithoutACloseFrameIsLetGoAtOnce() async throws {
+        try await withServer(configure: { $0.heartbeatTimeout = .seconds(900) }) { api in
+            let alice = try await api.signUp("alice")
+            let socket = try RawTCPSocket(port: api.port)
+            socket.sendWebSocketUpgrade(token: alice.token)
+            #expect(await socket.readResponseStatus(within: .seconds(30)) == "HTTP/1.1 101 Switching Protocols")
+            #expect(try await Self.metricsShow("\nparley_connections 1", api))
+            socket.finishSending()
+            #expect(try await Self.metricsShow("\nparley_connections 0", api))
+            #expect(await socket.closedByPeer(within: .seconds(30)))
+        }
+    }
+
+    /// Pongs wait for a socket that takes no more bytes like any other frame: a client that
+    /// pings without reading is cut off after the write timeout, not answered into the
+    /// server's memory for as long as it pings.
+    @Test func aPeerThatPingsWithoutReadingIsCutOffAfterTheWriteTimeout() async throws {
+        try await withServer(configure: {
+            $0.writeTimeout = .seconds(2)
+            $0.heartbeatTimeout = .seconds(900)
+        }) { api in
+            let alice = try await api.signUp("alice")
+            let ping = Self.frame(opcode: 0x9, payload: Array(repeating: 0x70, count: 125))
+            let pinger = try RawWebSocketPinger(port: api.port, token: alice.token, interval: .milliseconds(5)) { _ in
+                Array(Array(repeating: ping, count: 200).joined())
+            }
+            defer { pinger.stop() }
+            #expect(try await Self.metricsShow("parley_stuck_write_aborts_total 1", api), "the socket was cut off")
+            #expect(try await Self.metricsShow("\nparley_connections 0", api))
+        }
+    }
+
     @Test func aLongCloseReasonIsCutToWholeCharactersThatFitAControlFrame() {
         let reason = String(repeating: "汉", count: 60)  // 180 bytes
         let cut = GatewayChannelHandler.closeReason(reason)

@@ -13,7 +13,7 @@ public final class ServerMetrics: Sendable {
     let stuckWriteAborts: Counter
     /// Time the store took to commit a message (validation excluded).
     let commitLatency: DurationHistogram
-    /// Time from any frame (push, answer, error) being queued on a socket to its being written.
+    /// Time from any frame (push, answer, error) being queued on a socket to its write pass.
     let deliveryLatency: DurationHistogram
     /// Pushes handed to a push service that took them; those that failed (the token gone
     /// included); those dropped unsent because the queue was full.
@@ -45,7 +45,7 @@ public final class ServerMetrics: Sendable {
         queueOverflows = counter("queue_overflows", "Sockets closed with 4003 because they fell behind.")
         stuckWriteAborts = counter("stuck_write_aborts", "Sockets aborted because their peer stopped reading.")
         commitLatency = histogram("commit", "Time to commit a message.")
-        deliveryLatency = histogram("delivery", "Time from queueing a frame on a socket to writing it.")
+        deliveryLatency = histogram("delivery", "Time from queueing a frame on a socket to handing it to the socket in a write pass.")
         pushesDelivered = counter("pushes_delivered", "Pushes a push service accepted.")
         pushesFailed = counter("pushes_failed", "Pushes that failed, their token gone included.")
         pushesDropped = counter("pushes_dropped", "Pushes dropped unsent because the push queue was full.")

@@ -21,6 +21,8 @@ final class ConnectionHub: Service, Sendable {
 
     private let registry = Mutex(Registry())
     private let nextTag = Atomic<UInt64>(1)
+    /// Tasks answering sockets' requests (``requestsBegan()``), which a shutdown waits for.
+    private let requestTasks = Atomic<Int>(0)
     private let heartbeatTimeout: UInt64
     private let authenticationTimeout: UInt64
     private let writeTimeout: UInt64
@@ -59,15 +61,16 @@ final class ConnectionHub: Service, Sendable {
     /// it closed).
     @discardableResult
     func attach(_ connection: GatewayConnection, as identity: Identity) -> Bool {
-        let attached = registry.withLock { registry in
+        // Presence is told under the registry's lock, so that an unregister of the same
+        // connection, on its event loop, cannot tell it the device left before it came.
+        registry.withLock { registry in
             guard registry.connections[connection.tag] != nil else { return false }
             connection.authenticate(as: identity)
             registry.byUser[identity.userId, default: []].insert(connection.tag)
             registry.bySession[identity.sessionId, default: []].insert(connection.tag)
+            presence?.connected(identity.userId)
             return true
         }
-        if attached { presence?.connected(identity.userId) }
-        return attached
     }
 
     /// Forgets a connection; a second call for the same one does nothing.
@@ -81,12 +84,11 @@ final class ConnectionHub: Service, Sendable {
                 if registry.bySession[identity.sessionId]?.isEmpty == true {
                     registry.bySession[identity.sessionId] = nil
                 }
+                presence?.disconnected(identity.userId)
             }
             return true
         }
-        guard removed else { return }
-        metrics.connections.decrement()
-        if let identity = connection.identity { presence?.disconnected(identity.userId) }
+        if removed { metrics.connections.decrement() }
     }
 
     /// Number of open sockets, authenticated or not.
@@ -212,6 +214,18 @@ final class ConnectionHub: Service, Sendable {
     /// Nanoseconds from `then` to `now`; zero when `then` is the later of the two.
     static func elapsed(since then: UInt64, now: UInt64) -> UInt64 { now > then ? now - then : 0 }
 
+    /// A task began answering a socket's requests.
+    func requestsBegan() { requestTasks.add(1, ordering: .relaxed) }
+
+    /// A task that answered a socket's requests ended.
+    func requestsEnded() { requestTasks.subtract(1, ordering: .relaxed) }
+
+    /// Sweeps until a graceful shutdown; then waits up to ``drainLimit`` for the sockets to
+    /// close and for the requests still being answered (a send in its commit), so that the
+    /// services stopped after the hub, the store last, are not stopped under them. By then
+    /// the HTTP server, which stops first, has sent every socket its close frame (1000), and
+    /// a peer that does not answer it is cut off after the close timeout; but the server
+    /// stops without waiting for sockets, which hold no task of its.
     func run() async throws {
         let interval = sweepInterval
         try? await cancelWhenGracefulShutdown {
@@ -220,5 +234,15 @@ final class ConnectionHub: Service, Sendable {
                 self.sweep()
             }
         }
+        let deadline = ContinuousClock.now + Self.drainLimit
+        while connectionCount > 0 || requestTasks.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline,
+            !Task.isCancelled
+        {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
     }
+
+    /// How long a shutdown waits for sockets to close and requests to be answered: the close
+    /// timeout, and then some.
+    static let drainLimit: Duration = WebSocketGateway.closeTimeout + .seconds(5)
 }

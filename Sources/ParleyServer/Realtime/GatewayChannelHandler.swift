@@ -30,6 +30,9 @@ final class GatewayChannelHandler: ChannelDuplexHandler {
     private var closeSent = false
     /// Flushes handed to the socket and not yet written whole.
     private var unfinishedFlushes = 0
+    /// The data of the last control ping not yet answered: a pong waits while the socket
+    /// takes no more bytes, and only the latest ping's is owed (RFC 6455 §5.5.3).
+    private var pongOwed: ByteBuffer?
 
     /// - Parameter token: The token the upgrade request carried, to authenticate with first.
     init(gateway: WebSocketGateway, token: String?) {
@@ -98,8 +101,8 @@ final class GatewayChannelHandler: ChannelDuplexHandler {
                 fragments = (opcode, data)
             }
         case .ping:
-            context.writeAndFlush(
-                wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
+            pongOwed = frame.unmaskedData
+            writeQueued(context)
         case .pong:
             break
         case .connectionClose:
@@ -134,7 +137,7 @@ final class GatewayChannelHandler: ChannelDuplexHandler {
         } else {
             code = .protocolError
         }
-        stopServing()
+        stopServing(context)
         sendClose(code, reason: "", context).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 
@@ -142,7 +145,7 @@ final class GatewayChannelHandler: ChannelDuplexHandler {
     private func fail(_ code: WebSocketErrorCode, _ context: ChannelHandlerContext) {
         fragments = nil
         guard !closeSent else { return }
-        stopServing()
+        stopServing(context)
         sendClose(code, reason: "", context).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 
@@ -154,13 +157,16 @@ final class GatewayChannelHandler: ChannelDuplexHandler {
 
     // MARK: Writing
 
-    /// Writes what the queue holds while the socket takes more, in one flush. A close the
-    /// queue hands out goes last and ends the writing; the peer then has the close timeout
-    /// to answer it.
+    /// Writes an owed pong and what the queue holds while the socket takes more, in one
+    /// flush. A close the queue hands out goes last and ends the writing.
     private func writeQueued(_ context: ChannelHandlerContext) {
         guard let connection, !closeSent else { return }
         let metrics = gateway.metrics
         var last: WebSocketFrame?
+        if let pong = pongOwed, context.channel.isWritable {
+            pongOwed = nil
+            last = WebSocketFrame(fin: true, opcode: .pong, data: pong)
+        }
         while context.channel.isWritable, let item = connection.queue.take() {
             if let last { context.write(wrapOutboundOut(last), promise: nil) }
             last = nil
@@ -170,8 +176,8 @@ final class GatewayChannelHandler: ChannelDuplexHandler {
                 metrics.deliveryLatency.record(.nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds &- queuedAt)))
             case .close(let code, let reason):
                 connection.requests.close()
+                context.read()  // for the peer's answer, were reads held back
                 _ = sendClose(WebSocketErrorCode(codeNumber: code.rawValue), reason: reason, context)
-                connection.abort(after: WebSocketGateway.closeTimeout)
                 return
             }
         }
@@ -200,11 +206,14 @@ final class GatewayChannelHandler: ChannelDuplexHandler {
         }
     }
 
-    /// Sends this side's close frame, after which nothing else is written.
+    /// Sends this side's close frame, after which nothing else is written. The peer has the
+    /// close timeout to answer it, or to take it at all (a peer that stopped reading), before
+    /// the socket is closed under it.
     private func sendClose(_ code: WebSocketErrorCode, reason: String, _ context: ChannelHandlerContext)
         -> EventLoopFuture<Void>
     {
         closeSent = true
+        connection?.abort(after: WebSocketGateway.closeTimeout)
         var data = context.channel.allocator.buffer(capacity: 2 + Self.maxCloseReasonBytes)
         data.write(webSocketErrorCode: code)
         data.writeString(Self.closeReason(reason))
@@ -212,27 +221,39 @@ final class GatewayChannelHandler: ChannelDuplexHandler {
     }
 
     /// Stops answering requests and drops what the queue holds: the socket is closing.
-    private func stopServing() {
+    /// Reading resumes, were it held back, so the peer's close frame is read.
+    private func stopServing(_ context: ChannelHandlerContext) {
         connection?.requests.close()
         connection?.queue.abandon()
+        pongOwed = nil
+        context.read()
     }
 
     /// At a graceful shutdown the socket closes with 1000; a peer that does not answer is cut
-    /// off after the close timeout.
+    /// off after the close timeout. A peer that ended its side of the TCP connection without
+    /// a close frame (an app killed, its socket closed by the system) is gone: the socket
+    /// closes at once.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is ChannelShouldQuiesceEvent, let connection, !closeSent {
-            stopServing()
+        switch event {
+        case is ChannelShouldQuiesceEvent where connection != nil && !closeSent:
+            stopServing(context)
             _ = sendClose(.normalClosure, reason: "The server is shutting down.", context)
-            connection.abort(after: WebSocketGateway.closeTimeout)
+        case let channelEvent as ChannelEvent where channelEvent == .inputClosed:
+            context.close(promise: nil)
+        default:
+            break
         }
         context.fireUserInboundEventTriggered(event)
     }
 
-    /// A failed read or write: the socket is done. (NIO's protocol error handler already
-    /// answered a frame it could not decode, and closes the socket itself.)
+    /// A failed read or write: the socket is done. NIO's protocol error handler already
+    /// answered a frame it could not decode with its close frame, and closes the socket
+    /// itself once that is written: nothing else goes out after it.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard !(error is NIOWebSocketError) else { return }
-        context.close(promise: nil)
+        guard error is NIOWebSocketError else { return context.close(promise: nil) }
+        closeSent = true
+        stopServing(context)
+        connection?.abort(after: WebSocketGateway.closeTimeout)
     }
 
     // MARK: Rules

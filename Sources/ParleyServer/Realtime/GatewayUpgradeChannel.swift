@@ -8,6 +8,7 @@ import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import NIOWebSocket
 import ParleyCore
+import ServiceLifecycle
 
 /// Serves HTTP/1.1 on a connection and upgrades a request for the WebSocket endpoint to the
 /// gateway's channel handler (``GatewayChannelHandler``): a socket is then served on its
@@ -114,7 +115,11 @@ struct GatewayUpgradeChannel: HTTPChannelHandler {
         do {
             switch try await value.upgradeResult.get() {
             case .webSocket:
-                break
+                // A socket upgraded after the server began to stop missed the quiesce event
+                // that closes the others with 1000: it gets its own.
+                if Task.isShuttingDownGracefully {
+                    value.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+                }
             case .notUpgraded(let http):
                 await handleHTTP(asyncChannel: http, logger: logger)
             case .failedUpgrade(let http):

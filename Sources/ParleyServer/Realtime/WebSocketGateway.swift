@@ -53,7 +53,11 @@ struct WebSocketGateway: Sendable {
     /// the socket's requests until none is left.
     func received(_ request: RequestInbox.Request, on connection: GatewayConnection) {
         guard connection.requests.push(request) else { return }
-        Task { await answerRequests(on: connection) }
+        hub.requestsBegan()
+        Task {
+            await answerRequests(on: connection)
+            hub.requestsEnded()
+        }
     }
 
     /// The socket closed: the hub lets go of it and nothing more is answered or written.
@@ -68,6 +72,7 @@ struct WebSocketGateway: Sendable {
             if belowBacklog { connection.resumeReading() }
             guard !connection.queue.isClosing else {
                 connection.requests.close()
+                connection.resumeReading()  // for the peer's answer to the close
                 continue
             }
             switch request {

@@ -44,6 +44,10 @@ final class RawTCPSocket: @unchecked Sendable {
         }
     }
 
+    /// Ends this side of the connection (a FIN), as a killed app's system does, without a
+    /// WebSocket close frame; the socket can still read.
+    func finishSending() { shutdown(descriptor, Int32(SHUT_WR)) }
+
     /// Asks for a WebSocket on `/v1/ws`, authenticated in the request by `token` when one is
     /// given (the server then answers 101 and sends `ready` on the socket).
     func sendWebSocketUpgrade(token: String?) {
