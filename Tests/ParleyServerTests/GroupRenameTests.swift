@@ -38,11 +38,15 @@ import Testing
             let again: ConversationDetail = try await alicePhone.call(
                 .rename, UpdateGroupRequest(conversationId: group, name: "发布"))
             #expect(again.conversation.name == "发布")
-            try await Task.sleep(for: .milliseconds(200))
+            // A real change after it is the barrier: cyd's events come in order, so an event for
+            // the renaming that changed nothing would have come before this one's.
+            let _: ConversationDetail = try await alicePhone.call(
+                .updateGroup, UpdateGroupRequest(conversationId: group, name: "发布 2"))
+            _ = try await cydSocket.waitFor { $0.type == "event" && $0.text.contains("发布 2") }
             let updates = cydSocket.received.filter { $0.text.contains("conversation.updated") }
-            #expect(updates.count == 2, "one event per real change, none for renaming to the same name")
+            #expect(updates.count == 3, "one event per real change, none for renaming to the same name")
             let seen: ConversationDetail = try await api.call(.get, "/v1/conversations/\(group)", token: cyd.token)
-            #expect(seen.conversation.name == "发布")
+            #expect(seen.conversation.name == "发布 2")
         }
     }
 

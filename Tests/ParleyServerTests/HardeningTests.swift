@@ -240,14 +240,7 @@ import Testing
             deaf.sendWebSocketUpgrade(token: alice.token)
             // Reads the upgrade, the close frame (4004) and the end of the server's side.
             #expect(await deaf.closedByPeer(within: .seconds(60)))
-            let clock = ContinuousClock()
-            let start = clock.now
-            var gone = false
-            while !gone, clock.now - start < .seconds(60) {
-                gone = try await api.raw(.get, "/metrics").body.contains("\nparley_connections 0")
-                if !gone { try await Task.sleep(for: .milliseconds(100)) }
-            }
-            #expect(gone, "the server let go of the socket")
+            #expect(try await api.metricsShow("\nparley_connections 0"), "the server let go of the socket")
             withExtendedLifetime(deaf) {}
         }
     }
@@ -549,14 +542,9 @@ import Testing
             _ = try await sender.waitFor(timeout: .seconds(600)) { $0.id == "s399" }
             // Also a hang guard: on PostgreSQL the fan-out loads each notified message after
             // its commit, and a loaded CI run was seen still queueing them to alice 30 s later.
-            let clock = ContinuousClock()
-            let start = clock.now
-            var aborted = false
-            while !aborted, clock.now - start < .seconds(300) {
-                aborted = try await api.raw(.get, "/metrics").body.contains("parley_stuck_write_aborts_total 1")
-                try await Task.sleep(for: .milliseconds(200))
-            }
-            #expect(aborted, "the stuck socket was cut off")
+            #expect(
+                try await api.metricsShow("parley_stuck_write_aborts_total 1", within: .seconds(300)),
+                "the stuck socket was cut off")
             let metrics = try await api.raw(.get, "/metrics").body
             #expect(metrics.contains("parley_connections 1"), "only bob's socket is still counted")
             let ping = try await sender.request(.ping, EmptyPayload())

@@ -9,17 +9,6 @@ import Testing
 /// RFC 6455 as the gateway's channel handler speaks it: fragments, control frames, the
 /// closing handshake, and frames that break the rules.
 @Suite struct WebSocketFramingTests {
-    /// A masked client frame (RFC 6455 §5.2) with a payload under 126 bytes, or an unmasked
-    /// one, which no client may send.
-    static func frame(fin: Bool = true, opcode: UInt8, payload: [UInt8], masked: Bool = true) -> [UInt8] {
-        precondition(payload.count < 126)
-        let first: UInt8 = (fin ? 0x80 : 0) | opcode
-        guard masked else { return [first, UInt8(payload.count)] + payload }
-        return RawWebSocketPinger.frame(opcode: opcode, payload: payload).enumerated().map {
-            $0.offset == 0 ? first : $0.element
-        }
-    }
-
     /// A socket upgraded without a token, with nothing read after the 101.
     static func upgradedSocket(_ api: TestAPI) async throws -> RawTCPSocket {
         let socket = try RawTCPSocket(port: api.port)
@@ -57,7 +46,7 @@ import Testing
     @Test func aControlPingIsAnsweredWithAPongCarryingItsData() async throws {
         try await withServer { api in
             let socket = try await Self.upgradedSocket(api)
-            socket.sendBytes(Self.frame(opcode: 0x9, payload: Array("are you there".utf8)))
+            socket.sendBytes(RawWebSocketPinger.frame(opcode: 0x9, payload: Array("are you there".utf8)))
             #expect(await Self.read(15, from: socket) == [0x8A, 13] + Array("are you there".utf8))
         }
     }
@@ -95,7 +84,7 @@ import Testing
     @Test func aCloseFromTheClientIsAnsweredWith1000AndTheSocketCloses() async throws {
         try await withServer { api in
             let socket = try await Self.upgradedSocket(api)
-            socket.sendBytes(Self.frame(opcode: 0x8, payload: [0x0F, 0xA0] + Array("bye".utf8)))  // 4000
+            socket.sendBytes(RawWebSocketPinger.frame(opcode: 0x8, payload: [0x0F, 0xA0] + Array("bye".utf8)))  // 4000
             #expect(await Self.read(4, from: socket) == [0x88, 2, 0x03, 0xE8])
             #expect(await socket.closedByPeer(within: .seconds(30)))
         }
@@ -104,16 +93,14 @@ import Testing
     @Test func framesThatBreakTheProtocolCloseWith1002() async throws {
         try await withServer { api in
             let badFrames: [(String, [UInt8])] = [
-                ("unmasked", Self.frame(opcode: 0x1, payload: Array(#"{"type":"ping"}"#.utf8), masked: false)),
-                ("a continuation with nothing to continue", Self.frame(opcode: 0x0, payload: [0x7B])),
                 (
-                    "a reserved bit",
-                    Self.frame(opcode: 0x1, payload: [0x7B]).enumerated().map {
-                        $0.offset == 0 ? $0.element | 0x40 : $0.element
-                    }
+                    "unmasked",
+                    RawWebSocketPinger.frame(opcode: 0x1, payload: Array(#"{"type":"ping"}"#.utf8), masked: false)
                 ),
-                ("a reserved opcode", Self.frame(opcode: 0x3, payload: [])),
-                ("a close code no peer may send", Self.frame(opcode: 0x8, payload: [0x03, 0xED])),  // 1005
+                ("a continuation with nothing to continue", RawWebSocketPinger.frame(opcode: 0x0, payload: [0x7B])),
+                ("a reserved bit", RawWebSocketPinger.frame(opcode: 0x1, payload: [0x7B], firstByteBits: 0x40)),
+                ("a reserved opcode", RawWebSocketPinger.frame(opcode: 0x3, payload: [])),
+                ("a close code no peer may send", RawWebSocketPinger.frame(opcode: 0x8, payload: [0x03, 0xED])),  // 1005
             ]
             for (name, frame) in badFrames {
                 let socket = try await Self.upgradedSocket(api)
@@ -145,16 +132,6 @@ import Testing
         }
     }
 
-    /// Polls the server's metrics until `line` shows; false after 60 s.
-    static func metricsShow(_ line: String, _ api: TestAPI) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            if try await api.raw(.get, "/metrics").body.contains(line) { return true }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return false
-    }
-
     /// A killed app's system ends the TCP connection without a close frame: the server lets
     /// go of the socket at once, not after the heartbeat timeout.
     @Test func aPeerThatEndsTheConnectionWithoutACloseFrameIsLetGoAtOnce() async throws {
@@ -163,9 +140,9 @@ import Testing
             let socket = try RawTCPSocket(port: api.port)
             socket.sendWebSocketUpgrade(token: alice.token)
             #expect(await socket.readResponseStatus(within: .seconds(30)) == "HTTP/1.1 101 Switching Protocols")
-            #expect(try await Self.metricsShow("\nparley_connections 1", api))
+            #expect(try await api.metricsShow("\nparley_connections 1"))
             socket.finishSending()
-            #expect(try await Self.metricsShow("\nparley_connections 0", api))
+            #expect(try await api.metricsShow("\nparley_connections 0"))
             #expect(await socket.closedByPeer(within: .seconds(30)))
         }
     }
@@ -179,13 +156,13 @@ import Testing
             $0.heartbeatTimeout = .seconds(900)
         }) { api in
             let alice = try await api.signUp("alice")
-            let ping = Self.frame(opcode: 0x9, payload: Array(repeating: 0x70, count: 125))
+            let ping = RawWebSocketPinger.frame(opcode: 0x9, payload: Array(repeating: 0x70, count: 125))
             let pinger = try RawWebSocketPinger(port: api.port, token: alice.token, interval: .milliseconds(5)) { _ in
                 Array(Array(repeating: ping, count: 200).joined())
             }
             defer { pinger.stop() }
-            #expect(try await Self.metricsShow("parley_stuck_write_aborts_total 1", api), "the socket was cut off")
-            #expect(try await Self.metricsShow("\nparley_connections 0", api))
+            #expect(try await api.metricsShow("parley_stuck_write_aborts_total 1"), "the socket was cut off")
+            #expect(try await api.metricsShow("\nparley_connections 0"))
         }
     }
 

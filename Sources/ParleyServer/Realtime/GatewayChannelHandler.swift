@@ -46,7 +46,9 @@ final class GatewayChannelHandler: ChannelDuplexHandler {
         do {
             activity = try channel.pipeline.syncOperations.handler(type: ConnectionGuard.self).upgradedToWebSocket()
         } catch {
-            activity = ConnectionActivity()  // a test's channel without one
+            // Never in the server, where `GuardedChildChannel` puts the guard first; without
+            // it the socket still works, with its silence counted from now on.
+            activity = ConnectionActivity()
         }
         let connection = GatewayConnection(
             tag: gateway.hub.makeTag(), queueLimit: gateway.configuration.outboundQueueLimit, activity: activity,

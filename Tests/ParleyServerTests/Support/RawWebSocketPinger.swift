@@ -29,11 +29,17 @@ final class RawWebSocketPinger: Sendable {
 
     func stop() { running.store(false, ordering: .relaxed) }
 
-    /// A masked client frame (RFC 6455 §5.2) with a payload under 126 bytes.
-    static func frame(opcode: UInt8, payload: [UInt8]) -> [UInt8] {
+    /// A client frame (RFC 6455 §5.2) with a payload under 126 bytes: final and masked, as a
+    /// client must send it, unless told otherwise; `firstByteBits` sets more bits of the first
+    /// byte (a reserved one, say).
+    static func frame(
+        fin: Bool = true, opcode: UInt8, payload: [UInt8], masked: Bool = true, firstByteBits: UInt8 = 0
+    ) -> [UInt8] {
         precondition(payload.count < 126)
+        let first = (fin ? 0x80 : 0) | firstByteBits | opcode
+        guard masked else { return [first, UInt8(payload.count)] + payload }
         let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
-        return [0x80 | opcode, 0x80 | UInt8(payload.count)] + mask
+        return [first, 0x80 | UInt8(payload.count)] + mask
             + payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
     }
 

@@ -83,6 +83,17 @@ struct TestAPI: Sendable {
         return (response.status.code, String(buffer: response.body ?? ByteBuffer()), response.headers)
     }
 
+    /// Polls `/metrics` until it holds `line`; false when `timeout` passed first (a hang guard
+    /// for a failure, not a figure: the metric is what is asserted).
+    func metricsShow(_ line: String, within timeout: Duration = .seconds(60)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await raw(.get, "/metrics").body.contains(line) { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
     /// Sends raw bytes with extra headers; returns the status, body bytes and headers.
     func bytes(
         _ method: HTTPRequest.Method, _ path: String, body: ByteBuffer? = nil, headers extra: HTTPFields = [:],
