@@ -39,6 +39,10 @@ public final class SQLiteStore: ParleyStore {
         configuration.label = "parley"
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+            // Each write of a group commit runs in a savepoint, whose journal (the original of
+            // every page it changes) SQLite writes to a temporary file once it passes 64 KiB:
+            // a `pwrite` per page of every first message. The writer keeps it in memory.
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA temp_store = MEMORY") }
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try SQLiteSchema.migrator.migrate(pool)

@@ -31,4 +31,15 @@ struct SQLiteSavepointTests {
         #expect(published.withLock { $0 } == [SessionID(2), SessionID(3)])
         try store.close()
     }
+
+    /// A savepoint's journal past 64 KiB would go to a temporary file, a `pwrite` per page
+    /// (every first message of a batch writes more than that): the writer keeps it in memory.
+    /// Readers, which write no journal, keep SQLite's default.
+    @Test func theWriterKeepsSavepointJournalsInMemory() async throws {
+        let store = try SQLiteStore(path: temporaryDirectory() + "/temp-store.sqlite")
+        let memory = 2
+        #expect(try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") } == memory)
+        #expect(try await store.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") } == 0)
+        try store.close()
+    }
 }
