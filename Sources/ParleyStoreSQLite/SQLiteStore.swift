@@ -30,6 +30,11 @@ public final class SQLiteStore: ParleyStore {
     /// While a savepoint of ``inSavepointPublishingOnCommit(_:_:)`` runs, the actions it
     /// registers for the commit wait here. Only the writer touches it, one write at a time.
     private let heldActions = Mutex<[@Sendable () -> Void]?>(nil)
+    /// The actions the current transaction runs once it commits, in order; nil while none is
+    /// registered. One GRDB hook per transaction runs them all: GRDB asks every observer about
+    /// every statement, so a hook per action made a batch of n sends cost n² questions. Only
+    /// the writer touches it, one transaction at a time.
+    private let commitActions = Mutex<[@Sendable () -> Void]?>(nil)
 
     /// Opens (creating if needed) the database at `path` and migrates it to the current schema.
     public init(path: String, durability: Durability = .full, fanOut: LocalFanOut = LocalFanOut()) throws {
@@ -88,7 +93,30 @@ public final class SQLiteStore: ParleyStore {
             held?.append(action)
             return true
         }
-        if !held { db.afterNextTransaction { _ in action() } }
+        if !held { runAfterCommit(db, [action]) }
+    }
+
+    /// Adds `actions` to those the current transaction runs once it commits, registering the
+    /// transaction's one hook with the first of them.
+    private func runAfterCommit(_ db: Database, _ actions: [@Sendable () -> Void]) {
+        let first = commitActions.withLock { pending -> Bool in
+            guard pending != nil else {
+                pending = actions
+                return true
+            }
+            pending?.append(contentsOf: actions)
+            return false
+        }
+        guard first else { return }
+        db.afterNextTransaction(
+            onCommit: { _ in
+                let actions = self.commitActions.withLock { pending in
+                    defer { pending = nil }
+                    return pending ?? []
+                }
+                for action in actions { action() }
+            },
+            onRollback: { _ in self.commitActions.withLock { $0 = nil } })
     }
 
     /// Runs `body` in a savepoint. What it registers for the commit runs only if the
@@ -105,7 +133,8 @@ public final class SQLiteStore: ParleyStore {
             value = try body()
             return .commit
         }
-        for action in heldActions.withLock({ $0 ?? [] }) { db.afterNextTransaction { _ in action() } }
+        let kept = heldActions.withLock { $0 ?? [] }
+        if !kept.isEmpty { runAfterCommit(db, kept) }
         return value!
     }
 }

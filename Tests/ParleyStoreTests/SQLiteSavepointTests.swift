@@ -32,6 +32,30 @@ struct SQLiteSavepointTests {
         try store.close()
     }
 
+    /// The actions a transaction registers run once, in order, when it commits; those of a
+    /// transaction that rolled back never run, not even with the next transaction's.
+    @Test func actionsForTheCommitRunInOrderAndNotAfterARollback() async throws {
+        let store = try SQLiteStore(path: temporaryDirectory() + "/commit-actions.sqlite")
+        let published = Mutex<[SessionID]>([])
+        store.fanOut.subscribe { item in
+            if case .stored(.sessionRevoked(let id)) = item { published.withLock { $0.append(id) } }
+        }
+        await #expect(throws: Rejected.self) {
+            try await store.pool.write { db in
+                store.publishAfterCommit(db, .sessionRevoked(SessionID(99)))
+                throw Rejected()
+            }
+        }
+        try await store.pool.write { db in
+            for id in 1...50 { store.publishAfterCommit(db, .sessionRevoked(SessionID(Int64(id)))) }
+            try store.inSavepointPublishingOnCommit(db) { store.publishAfterCommit(db, .sessionRevoked(SessionID(51))) }
+            store.publishAfterCommit(db, .sessionRevoked(SessionID(52)))
+        }
+        try await store.pool.write { db in store.publishAfterCommit(db, .sessionRevoked(SessionID(53))) }
+        #expect(published.withLock { $0 } == (1...53).map { SessionID(Int64($0)) })
+        try store.close()
+    }
+
     /// A savepoint's journal past 64 KiB would go to a temporary file, a `pwrite` per page
     /// (every first message of a batch writes more than that): the writer keeps it in memory.
     /// Readers, which write no journal, keep SQLite's default.
