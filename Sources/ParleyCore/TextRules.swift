@@ -18,7 +18,14 @@ public enum TextRules {
 
     /// Whether `text` has a control character other than those in `allowed`.
     public static func containsControlCharacter(_ text: String, allowing allowed: Set<Unicode.Scalar> = []) -> Bool {
-        text.unicodeScalars.contains { $0.properties.generalCategory == .control && !allowed.contains($0) }
+        text.unicodeScalars.contains { isControl($0) && !allowed.contains($0) }
+    }
+
+    /// Whether `scalar` is a control character (general category Cc). Unicode fixes Cc as
+    /// exactly these 65 code points, and every message's text is checked, so they are
+    /// compared, not looked up in the property tables.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value <= 0x1F || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// A one-line name (device, group): trimmed of surrounding whitespace, 1 to `maxLength`
