@@ -7,19 +7,20 @@ extension SQLiteStore {
         -> ConversationSummary
     {
         try await pool.write { db in
-            let id = try self.directConversation(db, between: userId, and: peerId, at: now)
+            let id = try self.directConversation(db, between: userId, and: peerId, at: now).id
             return try Self.summary(db, id, for: userId)
         }
     }
 
     /// The id of the direct conversation between two users, created with its members and
-    /// `conversation.added` events if it does not exist.
+    /// `conversation.added` events if it does not exist; `opened` says it was, after
+    /// checking that `userId` may message `peerId`.
     func directConversation(_ db: Database, between userId: UserID, and peerId: UserID, at now: Int64) throws
-        -> ConversationID
+        -> (id: ConversationID, opened: Bool)
     {
         try ConversationRules.checkDirectPair(userId, peerId)
         let key = DirectKey.make(userId, peerId)
-        if let id = try Self.conversationID(db, directKey: key) { return id }
+        if let id = try Self.conversationID(db, directKey: key) { return (id, false) }
         try ConversationRules.requireExisting([peerId], existing: try Self.existingUsers(db, [peerId]))
         try checkCanMessage(db, from: userId, to: peerId)
         let version = try nextVersion(db)
@@ -32,7 +33,7 @@ extension SQLiteStore {
         let id = ConversationID(db.lastInsertedRowID)
         try insertMembers(db, [(userId, .member), (peerId, .member)], into: id, version: version, at: now)
         try announce(db, ConversationRules.joinAnnouncements([userId, peerId], to: id), at: now)
-        return id
+        return (id, true)
     }
 
     public func createGroup(name: String, ownerId: UserID, memberIds: [UserID], memberLimit: Int, at now: Int64)

@@ -23,10 +23,13 @@ extension SQLiteStore {
                 })
         }
         let conversationId: ConversationID
+        // A conversation opened just now was opened after the same check a send makes.
+        var peerChecked = false
         switch new.target {
         case .conversation(let id): conversationId = id
         case .directWith(let peerId):
-            conversationId = try directConversation(db, between: new.senderId, and: peerId, at: new.sentAt)
+            (conversationId, peerChecked) = try directConversation(
+                db, between: new.senderId, and: peerId, at: new.sentAt)
         }
         guard
             let sender = try Row.fetchOne(
@@ -42,7 +45,7 @@ extension SQLiteStore {
         try GroupRules.checkCanSend(
             role: MemberRole(rawValue: sender["role"]) ?? .member, mutedUntil: sender["muted_until"],
             muteAll: sender["mute_all"], dissolvedAt: sender["dissolved_at"], in: conversationId, at: new.sentAt)
-        if let key: String = sender["direct_key"], let peer = DirectKey.peer(in: key, of: new.senderId) {
+        if !peerChecked, let key: String = sender["direct_key"], let peer = DirectKey.peer(in: key, of: new.senderId) {
             try checkCanMessage(db, from: new.senderId, to: peer)
         }
         let role = MemberRole(rawValue: sender["role"]) ?? .member
