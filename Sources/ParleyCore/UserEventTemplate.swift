@@ -1,12 +1,11 @@
 /// One event body bound for many users' streams, encoded once: the users' events differ only
-/// in `seq`, so the JSON text (the stored event, or the `event` frame that carries it) is
-/// written once with a placeholder seq, and each user's copy puts its own seq in the
+/// in `seq`, so the JSON text the store writes (and the gateway's `event` frames carry) is
+/// encoded once with a placeholder seq, and each user's copy puts its own seq in the
 /// placeholder's place. Adding a member to a group of 500 appends 500 events; encoding them
 /// one by one was most of the cost.
 public struct UserEventTemplate: Sendable {
     public let body: UserEventBody
     public let at: Int64
-    private let encode: @Sendable (UserEvent) throws -> String
     /// The text with the placeholder seq, split around it (a copy is `before + seq + after`);
     /// nil when the placeholder's digits also appear elsewhere in the text (a name could hold
     /// them), in which case each copy is encoded whole.
@@ -20,15 +19,10 @@ public struct UserEventTemplate: Sendable {
 
     private static let placeholder = Int64.min
 
-    /// `encode` turns an event into the text wanted: the event itself by default.
-    public init(
-        _ body: UserEventBody, at: Int64,
-        encode: @escaping @Sendable (UserEvent) throws -> String = { try JSONText.encode($0) }
-    ) throws {
+    public init(_ body: UserEventBody, at: Int64) throws {
         self.body = body
         self.at = at
-        self.encode = encode
-        let text = Array(try encode(UserEvent(seq: Self.placeholder, at: at, body)).utf8)
+        let text = Array(try JSONText.encode(UserEvent(seq: Self.placeholder, at: at, body)).utf8)
         let marker = Array(String(Self.placeholder).utf8)
         let found = Self.occurrences(of: marker, in: text)
         parts =
@@ -55,7 +49,7 @@ public struct UserEventTemplate: Sendable {
 
     /// The text for the event with `seq`.
     public func json(seq: Int64) throws -> String {
-        guard let parts else { return try encode(event(seq: seq)) }
+        guard let parts else { return try JSONText.encode(event(seq: seq)) }
         return parts.before + String(seq) + parts.after
     }
 

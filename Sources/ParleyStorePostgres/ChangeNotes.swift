@@ -44,11 +44,9 @@ extension PostgresStore {
             }
             var bodies: [[Int64]: String] = [:]
             for row in rows { bodies[[try row.int("user_id"), try row.int("seq")]] = try row.text("body") }
-            var events: [UserID: [UserEvent]] = [:]
+            var events: [UserID: [String]] = [:]
             for pair in wanted {
-                if let body = bodies[pair] {
-                    events[UserID(pair[0]), default: []].append(try JSONText.decode(UserEvent.self, from: body))
-                }
+                if let body = bodies[pair] { events[UserID(pair[0]), default: []].append(body) }
             }
             result.append(.events(events))
         }

@@ -175,18 +175,19 @@ extension SQLiteStore {
     /// publishes them after the commit. Each announcement's event is encoded once
     /// (``UserEventTemplate``), and all its users' seqs move in one statement.
     func announce(_ db: Database, _ announcements: [Announcement], at now: Int64) throws {
-        var events: [UserID: [UserEvent]] = [:]
+        var events: [UserID: [String]] = [:]
         for announcement in announcements {
-            for (user, event) in try append(db, UserEventTemplate(announcement.body, at: now), to: announcement.users) {
-                events[user, default: []].append(event)
+            for (user, text) in try append(db, UserEventTemplate(announcement.body, at: now), to: announcement.users) {
+                events[user, default: []].append(text)
             }
         }
         publishAfterCommit(db, .events(events))
     }
 
-    /// Appends one event to each of `users`' streams (an ``Announcement``'s users, each once).
+    /// Appends one event to each of `users`' streams (an ``Announcement``'s users, each once);
+    /// answers the text stored for each.
     private func append(_ db: Database, _ template: UserEventTemplate, to users: [UserID]) throws
-        -> [(UserID, UserEvent)]
+        -> [(UserID, String)]
     {
         let advance = try db.cachedStatement(
             sql: """
@@ -202,13 +203,14 @@ extension SQLiteStore {
         let insert = try db.cachedStatement(
             sql: "INSERT INTO user_events (user_id, seq, body, message_id) VALUES (?, ?, ?, ?)")
         let messageId = template.body.updatedMessageId?.rawValue
-        var appended: [(UserID, UserEvent)] = []
+        var appended: [(UserID, String)] = []
         for user in users {
             guard let seq = seqs[user.rawValue] else {
                 throw ParleyError(.userNotFound, "User \(user) does not exist.")
             }
-            try insert.execute(arguments: [user.rawValue, seq, try template.json(seq: seq), messageId])
-            appended.append((user, template.event(seq: seq)))
+            let text = try template.json(seq: seq)
+            try insert.execute(arguments: [user.rawValue, seq, text, messageId])
+            appended.append((user, text))
         }
         return appended
     }

@@ -206,7 +206,15 @@ import Testing
         #expect(open.queue.count == 1)
     }
 
-    @Test func hubHandsASignalToEveryDeviceOfItsRecipientsAsAFrameOfItsType() async throws {
+    /// A hub on its own feed, with user 1 on two devices and user 2 on one (the feed holds
+    /// the hub only weakly, so this keeps it).
+    private struct TwoUsersOnAHub {
+        let fanOut: LocalFanOut
+        let hub: ConnectionHub
+        let phone, laptop, other: GatewayConnection
+    }
+
+    private static func hubWithTwoUsers() -> TwoUsersOnAHub {
         let fanOut = LocalFanOut()
         let hub = ConnectionHub(
             fanOut: fanOut, configuration: ServerConfiguration(), metrics: ServerMetrics(), logger: Logger(label: "t"))
@@ -217,8 +225,42 @@ import Testing
             hub.register(connection)
             hub.attach(connection, as: Identity(userId: UserID(Int64(user)), sessionId: SessionID(Int64(user))))
         }
-        try await fanOut.send(Signal(type: "typing", recipients: [UserID(1)], payload: .object(["conversationId": 7])))
-        for device in [phone, laptop] {
+        return TwoUsersOnAHub(fanOut: fanOut, hub: hub, phone: phone, laptop: laptop, other: other)
+    }
+
+    /// The store hands over each event as the text it wrote; every device of its user gets
+    /// that text as the frame's payload, in the stream's order, and nobody else gets it.
+    @Test func hubFramesEachStoredEventAsWrittenForItsUsersDevicesInOrder() throws {
+        let users = Self.hubWithTwoUsers()
+        let events = [
+            UserEvent(seq: 4, at: 1, ConversationAdded(conversationId: ConversationID(9)).body),
+            UserEvent(
+                seq: 5, at: 2,
+                ConversationRemoved(conversationId: ConversationID(9), reason: .left, removedBy: UserID(1), lastSeq: 3)
+                    .body),
+        ]
+        let stored = try events.map { try JSONText.encode($0) }
+        users.fanOut.deliver(.stored(.events([UserID(1): stored, UserID(3): stored])))
+        for device in [users.phone, users.laptop] {
+            for (event, text) in zip(events, stored) {
+                guard case .frame(let frameText, _)? = device.queue.take() else {
+                    Issue.record("no frame")
+                    continue
+                }
+                #expect(frameText == #"{"type":"event","payload":"# + text + "}")
+                let frame = try JSONText.decode(Frame<UserEvent>.self, from: frameText)
+                #expect(frame.type == "event" && frame.payload == event)
+            }
+            #expect(device.queue.count == 0)
+        }
+        #expect(users.other.queue.count == 0)
+    }
+
+    @Test func hubHandsASignalToEveryDeviceOfItsRecipientsAsAFrameOfItsType() async throws {
+        let users = Self.hubWithTwoUsers()
+        try await users.fanOut.send(
+            Signal(type: "typing", recipients: [UserID(1)], payload: .object(["conversationId": 7])))
+        for device in [users.phone, users.laptop] {
             guard case .frame(let text, _)? = device.queue.take() else {
                 Issue.record("no frame")
                 continue
@@ -227,7 +269,7 @@ import Testing
             #expect(frame.type == "typing")
             #expect(frame.payload == .object(["conversationId": 7]))
         }
-        #expect(other.queue.count == 0)
+        #expect(users.other.queue.count == 0)
     }
 
     @Test func theSweepClosesSilentAndStuckSocketsButNotOneThatSpokeAfterItReadTheClock() {

@@ -454,7 +454,9 @@ import Testing
         fanOut.subscribe { item in
             switch item {
             case .stored(.events(let events)):
-                let added = events.values.joined().filter { $0.type == .conversationAdded }
+                let added = events.values.joined().filter {
+                    (try? JSONText.decode(UserEvent.self, from: $0))?.type == .conversationAdded
+                }
                 published.withLock { $0 += added.map { _ in "conversation.added" } }
             case .stored(.message(let message, _, _)):
                 published.withLock { $0.append("message \(message.clientMsgId)") }

@@ -115,19 +115,9 @@ final class ConnectionHub: Service, Sendable {
             }
             metrics.deliveries.increment(by: Int64(queued))
         case .events(let eventsByUser):
-            // Events that differ only in seq (one announcement to many users) share one encoding.
-            var templates: [UserEvent: UserEventTemplate] = [:]
             for (userId, events) in eventsByUser {
                 for event in events {
-                    send(ServerFrameType.event.rawValue, to: [userId]) {
-                        let key = UserEvent(seq: 0, at: event.at, event.body)
-                        if templates[key] == nil {
-                            templates[key] = try UserEventTemplate(event.body, at: event.at) {
-                                try JSONText.encode(Frame(.event, payload: $0))
-                            }
-                        }
-                        return try templates[key]!.json(seq: event.seq)
-                    }
+                    send(ServerFrameType.event.rawValue, to: [userId]) { #"{"type":"event","payload":"# + event + "}" }
                 }
             }
         case .read(let receipt, let recipients):

@@ -5,8 +5,10 @@ import ParleyCore
 public enum StoreChange: Sendable {
     /// A new message; `recipients` are all members of its conversation.
     case message(Message, recipients: [UserID], origin: ConnectionTag?)
-    /// Entries appended to users' event streams.
-    case events([UserID: [UserEvent]])
+    /// Entries appended to users' event streams: each user's in seq order, each as the JSON
+    /// text of the ``UserEvent`` the store wrote, so that devices get it without a second
+    /// encoding (or, from another node, a decoding and an encoding).
+    case events([UserID: [String]])
     /// A member's read watermark moved; `recipients` are the conversation's members when it
     /// moved.
     case read(ReadReceipt, recipients: [UserID])
