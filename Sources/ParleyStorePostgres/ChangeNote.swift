@@ -107,7 +107,7 @@ struct CarriedMessage: Codable, Sendable {
         Message(
             id: MessageID(id), conversationId: ConversationID(conversationId), seq: seq, senderId: UserID(senderId),
             clientMsgId: clientMsgId, kind: MessageKind(rawValue: kind),
-            content: try JSONText.decode(JSONValue.self, from: content), sentAt: sentAt, quote: quote,
+            content: try JSONText.decodeValue(from: content), sentAt: sentAt, quote: quote,
             forwarded: forwarded)
     }
 }

@@ -338,7 +338,7 @@ extension Message {
             seq: try row.int(prefix + "seq"),
             senderId: UserID(try row.int(prefix + "sender_id")), clientMsgId: try row.text(prefix + "client_msg_id"),
             kind: MessageKind(rawValue: try row.text(prefix + "kind")),
-            content: try JSONText.decode(JSONValue.self, from: try row.text(prefix + "content")),
+            content: try JSONText.decodeValue(from: try row.text(prefix + "content")),
             sentAt: try row.int(prefix + "sent_at"),
             quote: try row.optionalText(prefix + "quote").map { try JSONText.decode(MessageQuote.self, from: $0) },
             forwarded: try row.bool(prefix + "forwarded") ? true : nil,

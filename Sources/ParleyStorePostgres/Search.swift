@@ -90,7 +90,7 @@ extension PostgresStore {
                 "SELECT id, kind, content FROM messages WHERE id < $1 ORDER BY id DESC LIMIT $2 FOR SHARE",
                 [.int(below), .int(Int64(limit))], logger: self.logger)
             for row in rows {
-                let content = try JSONText.decode(JSONValue.self, from: try row.text("content"))
+                let content = try JSONText.decodeValue(from: try row.text("content"))
                 try await self.index(
                     connection, MessageID(try row.int("id")),
                     folded: SearchText.searchableText(

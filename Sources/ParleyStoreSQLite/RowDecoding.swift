@@ -39,7 +39,7 @@ extension Message {
             conversationId: conversationId ?? ConversationID(row["conversation_id"]),
             seq: row[prefix + "seq"], senderId: UserID(row[prefix + "sender_id"]),
             clientMsgId: row[prefix + "client_msg_id"], kind: MessageKind(rawValue: row[prefix + "kind"]),
-            content: try JSONText.decode(JSONValue.self, from: row[prefix + "content"]),
+            content: try JSONText.decodeValue(from: row[prefix + "content"]),
             sentAt: row[prefix + "sent_at"],
             quote: try (row[prefix + "quote"] as String?).map { try JSONText.decode(MessageQuote.self, from: $0) },
             forwarded: (row[prefix + "forwarded"] as Bool? ?? false) ? true : nil, editedAt: row[prefix + "edited_at"])

@@ -92,7 +92,7 @@ extension SQLiteStore {
                 db, sql: "SELECT id, kind, content FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?",
                 arguments: [below, limit])
             for row in rows {
-                let content = try JSONText.decode(JSONValue.self, from: row["content"] as String)
+                let content = try JSONText.decodeValue(from: row["content"])
                 try Self.index(
                     db, MessageID(row["id"]),
                     folded: SearchText.searchableText(kind: MessageKind(rawValue: row["kind"]), content: content)

@@ -29,6 +29,17 @@ struct JSONValueParserTests {
         #expect(declined == 7)
     }
 
+    /// Stored values (a message's content) take the parser where it reads them as
+    /// `JSONDecoder` would, and `JSONDecoder` elsewhere: the value is the same either way,
+    /// and what neither reads fails as it did.
+    @Test func storedValuesDecodeAsJSONDecoderDecodesThem() throws {
+        for text in Self.texts + [#"{"n":1.5,"s":"\udc00"}"#, "[1] ", #"{"a":"#, #"{"a":1,}"#] {
+            let reference = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+            #expect((try? JSONText.decodeValue(from: text)) == reference, "\(text)")
+        }
+        #expect(throws: (any Error).self) { try JSONText.decodeValue(from: #"{"a":"#) }
+    }
+
     @Test func sendPayloadsAreReadAsTheStrictDecoderReadsThemOrDeclined() throws {
         let payloads: [(String, Bool)] = [
             (#"{"conversationId":7,"clientMsgId":"c-1","kind":"text","content":{"text":"hi","t":12}}"#, true),

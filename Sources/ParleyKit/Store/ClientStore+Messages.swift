@@ -379,7 +379,7 @@ extension ClientStore {
             id: MessageID(row["id"]), conversationId: ConversationID(row["conversation_id"]), seq: row["seq"],
             senderId: UserID(row["sender_id"]), clientMsgId: row["client_msg_id"],
             kind: MessageKind(rawValue: row["kind"]),
-            content: try JSONText.decode(JSONValue.self, from: row["content"]), sentAt: row["sent_at"],
+            content: try JSONText.decodeValue(from: row["content"]), sentAt: row["sent_at"],
             quote: try (row["quote"] as String?).map { try JSONText.decode(MessageQuote.self, from: $0) },
             forwarded: row["forwarded"] == true ? true : nil, editedAt: row["edited_at"])
     }

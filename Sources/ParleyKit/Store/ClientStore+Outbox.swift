@@ -156,7 +156,7 @@ extension ClientStore {
                 localId: row["local_id"], clientMsgId: row["client_msg_id"],
                 conversationId: (row["conversation_id"] as Int64?).map { ConversationID($0) },
                 toUserId: (row["to_user_id"] as Int64?).map { UserID($0) }, kind: MessageKind(rawValue: row["kind"]),
-                content: try JSONText.decode(JSONValue.self, from: row["content"]), createdAt: row["created_at"],
+                content: try JSONText.decodeValue(from: row["content"]), createdAt: row["created_at"],
                 state: state, awaitsDependency: row["awaits_dependency"],
                 files: try JSONText.decode([OutgoingFile].self, from: row["files"]))
         }

@@ -6,7 +6,7 @@ extension ClientStore {
     /// `parley_search_text(kind, content)`: a message's folded searchable text, or NULL.
     static let searchTextFunction = DatabaseFunction("parley_search_text", argumentCount: 2, pure: true) { values in
         guard let kind = String.fromDatabaseValue(values[0]), let content = String.fromDatabaseValue(values[1]),
-            let json = try? JSONText.decode(JSONValue.self, from: content)
+            let json = try? JSONText.decodeValue(from: content)
         else { return nil }
         return SearchText.searchableText(kind: MessageKind(rawValue: kind), content: json).map(SearchText.fold)
     }
