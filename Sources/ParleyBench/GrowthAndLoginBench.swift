@@ -26,7 +26,7 @@ enum GrowthAndLoginBench {
         let start = ContinuousClock.now
         for member in members {
             let began = ContinuousClock.now
-            let _: ConversationDetail = try await client.api.call(
+            let _: MembersAdded = try await client.api.call(
                 .addMembers, [group], body: AddMembersRequest(userIds: [member.id]), token: owner.token)
             latency.record(microseconds: (ContinuousClock.now - began).microseconds)
         }

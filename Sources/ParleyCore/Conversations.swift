@@ -141,6 +141,24 @@ public struct AddMembersRequest: Codable, Sendable, StrictDecodable {
     public init(userIds: [UserID]) { self.userIds = userIds }
 }
 
+/// The answer to `POST /v1/conversations/{id}/members`: whom the request made members, and
+/// the seq of the `member.joined` notice that records it. The rest of the member list is not
+/// repeated (a group may have thousands): a client holding the list adds these, as it would
+/// from the notice, and one that does not reads it with `GET /v1/conversations/{id}`.
+public struct MembersAdded: Codable, Hashable, Sendable {
+    public var conversationId: ConversationID
+    /// The members added, as they now stand; empty when every user named was a member already.
+    public var members: [Member]
+    /// The conversation seq of the `member.joined` notice; absent when nobody was added.
+    public var noticeSeq: Int64?
+
+    public init(conversationId: ConversationID, members: [Member], noticeSeq: Int64?) {
+        self.conversationId = conversationId
+        self.members = members
+        self.noticeSeq = noticeSeq
+    }
+}
+
 /// `POST /v1/conversations/{id}/read` and the WebSocket `read` frame: "I have read up to `seq`".
 public struct ReadRequest: Codable, Sendable, StrictDecodable {
     public var conversationId: ConversationID?

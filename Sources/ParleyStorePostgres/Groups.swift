@@ -8,8 +8,11 @@ extension PostgresStore {
     {
         try await write { connection, notes in
             let state = try await self.groupState(connection, id, for: change, by: actorId)
-            let (effects, outcome) = try GroupRules.decide(change, in: state, by: actorId, at: now)
-            if !effects.isEmpty { try await self.apply(connection, notes, effects, to: id, by: actorId, at: now) }
+            let (effects, decided) = try GroupRules.decide(change, in: state, by: actorId, at: now)
+            var outcome = decided
+            if !effects.isEmpty {
+                outcome.noticeSeq = try await self.apply(connection, notes, effects, to: id, by: actorId, at: now)
+            }
             return outcome
         }
     }
@@ -118,11 +121,12 @@ extension PostgresStore {
             blockedUsers: try await blocked(connection, between: actorId, and: change.usersToCheck))
     }
 
-    /// Writes what ``GroupRules`` decided, in the order ``GroupEffects`` gives.
+    /// Writes what ``GroupRules`` decided, in the order ``GroupEffects`` gives; answers the
+    /// seq of the last notice written.
     private func apply(
         _ connection: PostgresConnection, _ notes: Notifications, _ effects: GroupEffects, to id: ConversationID,
         by actorId: UserID, at now: Int64
-    ) async throws {
+    ) async throws -> Int64? {
         let version = try await nextVersion(connection)
         if let profile = effects.profile {
             try await connection.rows(
@@ -191,11 +195,14 @@ extension PostgresStore {
                 logger: logger)
             try await logMemberChanges(connection, effects, of: id, at: version)
         }
+        var noticeSeq: Int64?
         for notice in effects.notices {
             // Nodes deliver to the members as they are at the commit, and to those removed here.
-            _ = try await insert(
-                connection, notes, try NewMessage(notice: notice, in: id, by: actorId, at: now), into: id,
-                alsoTo: effects.removed)
+            noticeSeq =
+                try await insert(
+                    connection, notes, try NewMessage(notice: notice, in: id, by: actorId, at: now), into: id,
+                    alsoTo: effects.removed
+                ).seq
         }
         for userId in effects.removed {
             try await connection.rows(
@@ -218,5 +225,6 @@ extension PostgresStore {
                 [.int(id.rawValue), .int(version)], logger: logger)
         }
         try await announce(connection, notes, effects.announcements, at: now)
+        return noticeSeq
     }
 }

@@ -9,8 +9,9 @@ extension SQLiteStore {
     {
         try await pool.write { db in
             let state = try self.groupState(db, id, for: change, by: actorId)
-            let (effects, outcome) = try GroupRules.decide(change, in: state, by: actorId, at: now)
-            if !effects.isEmpty { try self.apply(db, effects, to: id, by: actorId, at: now) }
+            let (effects, decided) = try GroupRules.decide(change, in: state, by: actorId, at: now)
+            var outcome = decided
+            if !effects.isEmpty { outcome.noticeSeq = try self.apply(db, effects, to: id, by: actorId, at: now) }
             return outcome
         }
     }
@@ -95,12 +96,11 @@ extension SQLiteStore {
             blockedUsers: try Self.blocked(db, between: actorId, and: change.usersToCheck))
     }
 
-    /// Writes what ``GroupRules`` decided, in the order ``GroupEffects`` gives.
+    /// Writes what ``GroupRules`` decided, in the order ``GroupEffects`` gives; answers the
+    /// seq of the last notice written.
     private func apply(
         _ db: Database, _ effects: GroupEffects, to id: ConversationID, by actorId: UserID, at now: Int64
-    )
-        throws
-    {
+    ) throws -> Int64? {
         let version = try nextVersion(db)
         if let profile = effects.profile {
             try db.execute(
@@ -155,10 +155,13 @@ extension SQLiteStore {
                     request.createdAt, request.resolvedBy?.rawValue, request.resolvedAt,
                 ])
         }
+        var noticeSeq: Int64?
         for notice in effects.notices {
-            _ = try insert(
-                db, try NewMessage(notice: notice, in: id, by: actorId, at: now), into: id,
-                recipients: effects.noticeRecipients)
+            noticeSeq =
+                try insert(
+                    db, try NewMessage(notice: notice, in: id, by: actorId, at: now), into: id,
+                    recipients: effects.noticeRecipients
+                ).seq
         }
         for userId in effects.removed {
             try db.execute(
@@ -185,5 +188,6 @@ extension SQLiteStore {
                 ])
         }
         try announce(db, effects.announcements, at: now)
+        return noticeSeq
     }
 }

@@ -115,8 +115,14 @@ struct Group: AsyncParsableCommand {
                 let summary = try await resolveGroup(group, client: client)
                 var ids: [UserID] = []
                 for user in users { ids.append(try await client.conversations.user(named: user).id) }
-                let detail = try await client.groups.add(ids, to: summary.id)
-                print("Added \(users.joined(separator: ", ")) to #\(detail.conversation.name ?? group).")
+                let added = Set(try await client.groups.add(ids, to: summary.id).members.map(\.userId))
+                let (new, already) = zip(users, ids).reduce(into: ([String](), [String]())) { names, pair in
+                    if added.contains(pair.1) { names.0.append(pair.0) } else { names.1.append(pair.0) }
+                }
+                let name = "#\(summary.name ?? group)"
+                var lines = new.isEmpty ? [] : ["Added \(new.joined(separator: ", ")) to \(name)."]
+                if !already.isEmpty { lines.append("Already in \(name): \(already.joined(separator: ", ")).") }
+                print(lines.joined(separator: "\n"))
             }
         }
     }

@@ -86,6 +86,39 @@ extension LiveServerSuites {
             await server.stop()
         }
 
+        @Test func anAdditionAnswersWhomItAddedAndTheAddersListHoldsThemBeforeTheNoticeArrives() async throws {
+            let (server, alice, _, carol, group) = try await aliceBobAndCarolInAGroup()
+            let dave = try makeClient(server.url)
+            try await signUp(dave, "dave")
+            let (carolId, daveId) = (try await id(of: carol), try await id(of: dave))
+            try await alice.groups.refresh(group)
+
+            // Alice's client has no socket: nothing but the answer tells it of the join.
+            let added = try await alice.groups.add([carolId, daveId], to: group)
+            #expect(added.conversationId == group)
+            #expect(added.members.map(\.userId) == [daveId], "carol was a member already; the list is not repeated")
+            #expect(added.members.first?.role == .member)
+            let noticeSeq = try #require(added.noticeSeq)
+            let held = try alice.store.group(group, viewer: nil)
+            #expect(held.membersAreComplete && held.member(daveId) != nil, "the list holds dave at once")
+            #expect(try alice.store.conversation(group)?.memberCount == 4)
+
+            let notice = try await serverHistory(group, via: alice).first { $0.seq == noticeSeq }
+            guard case .system(let joined) = notice?.typedContent else {
+                Issue.record("the answer's seq is the join's notice, not \(String(describing: notice))")
+                return
+            }
+            #expect(joined.event == .memberJoined && joined.userIds == [daveId])
+
+            await alice.catchUp()
+            let current = try await alice.groups.refresh(group)
+            #expect(roster(try alice.store.group(group, viewer: nil).members) == roster(current.members))
+            let again = try await alice.groups.add([daveId], to: group)
+            #expect(again.members.isEmpty && again.noticeSeq == nil, "adding a member again adds nobody")
+            #expect(try await serverHistory(group, via: alice).last?.seq == noticeSeq, "and writes no notice")
+            await server.stop()
+        }
+
         @Test func aMemberWhoWasOfflineCatchesUpThroughSyncToTheSameGroupExactlyOnce() async throws {
             let (server, alice, bob, carol, group) = try await aliceBobAndCarolInAGroup()
             let dave = try makeClient(server.url)

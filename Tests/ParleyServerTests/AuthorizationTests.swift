@@ -38,7 +38,7 @@ import Testing
                 (
                     "add",
                     {
-                        let _: ConversationDetail = try await api.call(
+                        let _: MembersAdded = try await api.call(
                             .post, "/v1/conversations/\(conversation)/members", AddMembersRequest(userIds: [eve.id]),
                             token: eve.token)
                     }

@@ -16,7 +16,7 @@ import Testing
             let path = "/v1/conversations/\(group)"
             let until = Int64(Date().timeIntervalSince1970 * 1000) + 3_600_000
 
-            let _: ConversationDetail = try await api.call(
+            let _: MembersAdded = try await api.call(
                 .post, "\(path)/members", AddMembersRequest(userIds: [dan.id]), token: bob.token)
             let _: ConversationDetail = try await api.call(
                 .patch, "\(path)/members/\(bob.id)", UpdateMemberRequest(role: .admin), token: alice.token)
@@ -303,7 +303,7 @@ import Testing
             let _: ConversationDetail = try await api.call(
                 .patch, path, UpdateGroupRequest(joinPolicy: .approval), token: alice.token)
             let direct = try await capture {
-                let _: ConversationDetail = try await api.call(
+                let _: MembersAdded = try await api.call(
                     .post, "\(path)/members", AddMembersRequest(userIds: [eve.id]), token: bob.token)
             }
             #expect(direct?.error.code == .forbidden, "members share links in an approval group")

@@ -62,7 +62,7 @@ import Testing
         Operation(
             name: "add a member", recorded: true,
             run: { api, cast, user in
-                let _: ConversationDetail = try await api.call(
+                let _: MembersAdded = try await api.call(
                     .post, "/v1/conversations/\(cast.group)/members", AddMembersRequest(userIds: [cast.newcomer.id]),
                     token: user.token)
             }, expected: anyMember()),

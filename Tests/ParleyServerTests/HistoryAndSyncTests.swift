@@ -66,7 +66,7 @@ import Testing
 
             _ = try await api.sendText("news", to: conversations[4], as: alice)
             let dave = try await api.signUp("dave")
-            let _: ConversationDetail = try await api.call(
+            let _: MembersAdded = try await api.call(
                 .post, "/v1/conversations/\(conversations[2])/members", AddMembersRequest(userIds: [dave.id]),
                 token: alice.token)
             let changes: SyncResponse = try await api.call(.get, "/v1/sync?cursor=\(cursor!)", token: bob.token)

@@ -75,10 +75,13 @@ public struct Groups: Sendable {
 
     // MARK: Members
 
-    /// Invites users directly (who may depends on the group's ``JoinPolicy``).
+    /// Invites users directly (who may depends on the group's ``JoinPolicy``); answers whom
+    /// it added (not the whole member list, which ``refresh(_:)`` reads).
     @discardableResult
-    public func add(_ userIds: [UserID], to id: ConversationID) async throws -> ConversationDetail {
-        try await saved(session.http(.addMembers, id, body: AddMembersRequest(userIds: userIds)))
+    public func add(_ userIds: [UserID], to id: ConversationID) async throws -> MembersAdded {
+        let added: MembersAdded = try await session.http(.addMembers, id, body: AddMembersRequest(userIds: userIds))
+        try store.saveAdded(added)
+        return added
     }
 
     /// Makes a member an admin, or an admin a plain member again (the owner only).

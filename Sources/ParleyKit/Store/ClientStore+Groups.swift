@@ -42,6 +42,20 @@ extension ClientStore {
         }
     }
 
+    /// Saves the members an addition made, as the server answered it: they are in as of its
+    /// `member.joined` notice, as if that notice had arrived, unless a snapshot or a newer
+    /// notice already covers it.
+    package func saveAdded(_ added: MembersAdded) throws {
+        try writer.write { db in
+            let id = added.conversationId
+            try Self.saveMembers(db, added.members, of: id, seq: try Self.syncedEventSeq(db))
+            guard let seq = added.noticeSeq, seq > (try Self.membersSeq(db, id)) else { return }
+            try Self.setPresence(
+                db, added.members.map { ($0.userId, $0.joinedAt) }, present: true, in: id, at: seq, winsTies: false)
+            try Self.countMembers(db, id)
+        }
+    }
+
     /// Saves a group's pending join requests as the server listed them: any other request
     /// held as pending was resolved meanwhile.
     package func savePendingRequests(_ requests: [JoinRequest], of id: ConversationID) throws {

@@ -35,15 +35,14 @@ struct GroupService: Sendable {
         return try await change(id, .updateProfile(edit), by: identity)
     }
 
-    func addMembers(_ userIds: [UserID], to id: ConversationID, by identity: Identity) async throws
-        -> ConversationDetail
-    {
+    /// Adds users directly; answers whom it added, not the whole member list.
+    func addMembers(_ userIds: [UserID], to id: ConversationID, by identity: Identity) async throws -> MembersAdded {
         guard !userIds.isEmpty else { throw ParleyError(.invalidField, "'userIds' must not be empty.") }
-        let startedAt = clock.now()
-        let detail = try await change(id, .addMembers(userIds), by: identity)
-        let added = detail.members.filter { userIds.contains($0.userId) && $0.joinedAt >= startedAt }.map(\.userId)
-        if !added.isEmpty { pushes.enqueue(.invitation(group: id, by: identity.userId, users: added)) }
-        return detail
+        let outcome = try await store.changeGroup(id, .addMembers(userIds), by: identity.userId, at: clock.now())
+        if !outcome.added.isEmpty {
+            pushes.enqueue(.invitation(group: id, by: identity.userId, users: outcome.added.map(\.userId)))
+        }
+        return MembersAdded(conversationId: id, members: outcome.added, noticeSeq: outcome.noticeSeq)
     }
 
     /// Changes a member's role, mute or nickname.

@@ -203,7 +203,12 @@ public enum GroupRules {
             effects.requests = [settled]
             effects.announcements.append(requestAnnouncement(settled, in: state))
         }
-        return (effects, GroupOutcome(link: link))
+        return (effects, GroupOutcome(link: link, added: [newMember(userId, at: now)]))
+    }
+
+    /// A member as a join stores them: a plain member who has read nothing yet.
+    static func newMember(_ userId: UserID, at now: Int64) -> Member {
+        Member(userId: userId, role: .member, readSeq: 0, joinedAt: now)
     }
 
     /// The decisions of one change by a member, collected into effects.
@@ -335,6 +340,7 @@ public enum GroupRules {
         /// count as approved.
         mutating func admit(_ users: [UserID]) {
             effects.added = users
+            outcome.added = users.map { GroupRules.newMember($0, at: now) }
             let approved = state.pendingRequests.filter { users.contains($0.userId) }.map {
                 GroupRules.resolve($0, approve: true, by: actor.userId, at: now)
             }

@@ -85,9 +85,15 @@ public struct GroupOutcome: Sendable, Hashable {
     public var link: InviteLink?
     /// The join request filed or resolved.
     public var request: JoinRequest?
+    /// Whom the change made members, as they now stand.
+    public var added: [Member]
+    /// The conversation seq of the change's last notice, once a backend wrote it; nil when
+    /// the change wrote none.
+    public var noticeSeq: Int64?
 
-    public init(link: InviteLink? = nil, request: JoinRequest? = nil) {
+    public init(link: InviteLink? = nil, request: JoinRequest? = nil, added: [Member] = []) {
         self.link = link
         self.request = request
+        self.added = added
     }
 }
