@@ -26,7 +26,9 @@ struct Group: AsyncParsableCommand {
             try await userFacing(options) {
                 let client = try await options.signedInClient()
                 let group = try await client.conversations.createGroup(name: name, usernames: members)
-                print("Created #\(name) (id \(group.id)) with \(group.memberCount) members.")
+                print(
+                    "Created #\(name) (id \(group.id)) with \(group.memberCount) member\(group.memberCount == 1 ? "" : "s")."
+                )
             }
         }
     }
