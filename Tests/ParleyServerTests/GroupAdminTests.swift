@@ -2,6 +2,8 @@ import Foundation
 import ParleyCore
 import Testing
 
+@testable import ParleyServer
+
 /// Running a group: each change is a system message in the conversation's seq and an event
 /// for each affected user; removal cuts a member off at once; mutes say until when; links
 /// and join requests admit people; dissolving leaves history readable and nothing writable.
@@ -61,6 +63,37 @@ import Testing
                         .system(SystemNotice(.ownerTransferred, by: alice.id, about: [bob.id])),
                         .system(SystemNotice(.groupDissolved, by: bob.id)),
                     ].map { $0 as MessageContent })
+        }
+    }
+
+    /// A group larger than the hub's crowd gets its joins unhurried (see
+    /// `OutboundQueueTests`): a member's socket still gets each, in seq order with the
+    /// messages between them.
+    @Test func aLargeGroupsMemberHearsEveryJoinInOrderWithTheMessagesBetween() async throws {
+        try await withServer { api in
+            let alice = try await api.signUp("alice")
+            let bob = try await api.signUp("bob")
+            var others: [TestUser] = []
+            for index in 0..<ConnectionHub.crowd { others.append(try await api.signUp("member\(index)")) }
+            let (eve, fay) = (try await api.signUp("eve"), try await api.signUp("fay"))
+            let group = try await api.createGroup("Crowd", by: alice, with: [bob] + others)
+            let socket = try await LiveSocket.connect(api.webSocketURL, token: bob.token)
+
+            let _: MembersAdded = try await api.call(
+                .post, "/v1/conversations/\(group)/members", AddMembersRequest(userIds: [eve.id]), token: alice.token)
+            _ = try await api.sendText("between", to: group, as: alice)
+            let _: MembersAdded = try await api.call(
+                .post, "/v1/conversations/\(group)/members", AddMembersRequest(userIds: [fay.id]), token: alice.token)
+            _ = try await socket.waitFor { $0.type == "message" && (try? $0.payload(Message.self).seq) == 3 }
+            let messages = try socket.received.filter { $0.type == "message" }.map { try $0.payload(Message.self) }
+            #expect(messages.map(\.seq) == [1, 2, 3])
+            #expect(
+                messages.map(\.typedContent) == [
+                    .system(SystemNotice(.memberJoined, by: alice.id, about: [eve.id])),
+                    .text(text: "between", mentions: .none),
+                    .system(SystemNotice(.memberJoined, by: alice.id, about: [fay.id])),
+                ])
+            await socket.close()
         }
     }
 

@@ -52,7 +52,7 @@ import Testing
         let queue = OutboundQueue(limit: 10)
         let starts = Mutex(0)
         queue.enqueue("before", now: 1)
-        queue.startWriters { starts.withLock { $0 += 1 } }
+        queue.startWriters { _ in starts.withLock { $0 += 1 } }
         #expect(starts.withLock { $0 } == 1, "work that waited for the socket starts a writer at once")
         queue.enqueue("while writing", now: 2)
         #expect(starts.withLock { $0 } == 1, "a running writer takes it: no second writer")
@@ -71,10 +71,33 @@ import Testing
         #expect(starts.withLock { $0 } == 3, "a closed queue starts no writer")
     }
 
+    @Test func aFrameThatMayWaitDelaysItsWriterUntilWorkThatMayNotArrives() {
+        let queue = OutboundQueue(limit: 10)
+        let starts = Mutex<[Duration?]>([])
+        queue.startWriters { delay in starts.withLock { $0.append(delay) } }
+        let later = OutboundQueue.unhurriedDelay
+        queue.enqueue("joined 1", now: 1, unhurried: true)
+        queue.enqueue("joined 2", now: 2, unhurried: true)
+        #expect(starts.withLock { $0 } == [later], "one delayed writer for both")
+        queue.enqueue("hello", now: 3)
+        #expect(starts.withLock { $0 } == [later, nil], "a frame that may not wait starts it at once")
+        queue.enqueue("joined 3", now: 4, unhurried: true)
+        queue.enqueue("hi", now: 5)
+        #expect(starts.withLock { $0 } == [later, nil], "it is due at once already")
+        for (text, at) in [("joined 1", 1), ("joined 2", 2), ("hello", 3), ("joined 3", 4), ("hi", 5)] {
+            #expect(queue.take() == .frame(text, queuedAt: UInt64(at)), "in the order queued")
+        }
+        #expect(queue.take() == nil)
+        queue.enqueue("joined 4", now: 6, unhurried: true)
+        queue.close(.sessionRevoked, reason: "bye")
+        #expect(starts.withLock { $0 } == [later, nil, later, nil], "nor does a close wait")
+        #expect(queue.take() == .close(.sessionRevoked, reason: "bye"))
+    }
+
     @Test func aFinishedQueueStartsNoWriterAndDropsWhatItCannotWrite() {
         let queue = OutboundQueue(limit: 10)
         let starts = Mutex(0)
-        queue.startWriters { starts.withLock { $0 += 1 } }
+        queue.startWriters { _ in starts.withLock { $0 += 1 } }
         queue.enqueue("a", now: 0)
         #expect(queue.take() == .frame("a", queuedAt: 0))
         queue.enqueue("b", now: 0)  // the writer, still running, has not taken it yet
@@ -89,7 +112,7 @@ import Testing
 
     @Test func afterAFailedWriteNothingMoreGoesOutNotEvenTheClose() async {
         let queue = OutboundQueue(limit: 10)
-        queue.startWriters {}
+        queue.startWriters { _ in }
         queue.enqueue("error: send an auth frame first", now: 0)
         queue.enqueue("never written", now: 0)
         queue.closeAfterQueued(.unauthenticated, reason: "Not authenticated.")
@@ -105,7 +128,7 @@ import Testing
         let perProducer = 500
         let queue = OutboundQueue(limit: producers * perProducer)
         let socket = CountingSocket()
-        queue.startWriters {
+        queue.startWriters { _ in
             Task { while let item = queue.take() { socket.write(item) } }
         }
         await withTaskGroup(of: Void.self) { group in
@@ -254,6 +277,27 @@ import Testing
             #expect(device.queue.count == 0)
         }
         #expect(users.other.queue.count == 0)
+    }
+
+    /// A system notice to more than a crowd of members may wait for company on each socket;
+    /// a notice to fewer, and any other message, may not.
+    @Test func hubQueuesOnlyANoticeToACrowdUnhurried() {
+        let users = Self.hubWithTwoUsers()
+        let starts = Mutex<[Duration?]>([])
+        users.other.queue.startWriters { delay in starts.withLock { $0.append(delay) } }
+        let crowd = (1...Int64(ConnectionHub.crowd + 1)).map { UserID($0) }
+        let notice: JSONValue = ["event": "member.joined", "actorId": 1, "userIds": [2]]
+        for (recipients, kind, content) in [
+            (crowd, MessageKind.system, notice), (Array(crowd.prefix(ConnectionHub.crowd)), .system, notice),
+            (crowd, .text, ["text": "hi"]),
+        ] {
+            let message = Message(
+                id: MessageID(1), conversationId: ConversationID(9), seq: 1, senderId: UserID(1), clientMsgId: "m",
+                kind: kind, content: content, sentAt: 1)
+            users.fanOut.deliver(.stored(.message(message, recipients: recipients, origin: nil)))
+            while users.other.queue.take() != nil {}
+        }
+        #expect(starts.withLock { $0 } == [OutboundQueue.unhurriedDelay, nil, nil])
     }
 
     @Test func hubHandsASignalToEveryDeviceOfItsRecipientsAsAFrameOfItsType() async throws {

@@ -110,7 +110,8 @@ final class ConnectionHub: Service, Sendable {
     func deliver(_ change: StoreChange) {
         switch change {
         case .message(let message, let recipients, let origin):
-            let queued = send(ServerFrameType.message.rawValue, to: recipients, except: origin) {
+            let unhurried = message.kind == .system && recipients.count > Self.crowd
+            let queued = send(ServerFrameType.message.rawValue, to: recipients, except: origin, unhurried: unhurried) {
                 try MessageFrames.push(message)
             }
             metrics.deliveries.increment(by: Int64(queued))
@@ -142,11 +143,17 @@ final class ConnectionHub: Service, Sendable {
         }
     }
 
+    /// A group's system notices (joins, renames) reach more members than this unhurried
+    /// (``OutboundQueue/enqueue(_:now:unhurried:)``): when many come at once, as when a large
+    /// group grows, each socket gets several in one write instead of a write each.
+    static let crowd = 100
+
     /// Queues one frame, encoded only if some device is to get it, on the users' connections;
     /// answers how many queued it.
     @discardableResult
     private func send(
-        _ type: String, to users: [UserID], except origin: ConnectionTag? = nil, encode: () throws -> String
+        _ type: String, to users: [UserID], except origin: ConnectionTag? = nil, unhurried: Bool = false,
+        encode: () throws -> String
     ) -> Int {
         let connections = registry.withLock { registry in
             users.flatMap { registry.byUser[$0] ?? [] }.compactMap { $0 == origin ? nil : registry.connections[$0] }
@@ -162,7 +169,7 @@ final class ConnectionHub: Service, Sendable {
         var queued = 0
         let now = NIODeadline.now().uptimeNanoseconds
         for connection in connections {
-            switch connection.queue.enqueue(text, now: now) {
+            switch connection.queue.enqueue(text, now: now, unhurried: unhurried) {
             case .queued: queued += 1
             case .overflowed: metrics.queueOverflows.increment()
             case .closing: break

@@ -56,11 +56,12 @@ final class GatewayChannelHandler: ChannelDuplexHandler {
         self.connection = connection
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
-        connection.queue.startWriters {
-            eventLoop.execute {
+        connection.queue.startWriters { delay in
+            let pass: @Sendable () -> Void = {
                 let (handler, context) = loopBound.value
                 handler.writeQueued(context)
             }
+            if let delay { eventLoop.scheduleTask(in: TimeAmount(delay), pass) } else { eventLoop.execute(pass) }
         }
         gateway.opened(connection, token: token)
     }

@@ -16,6 +16,9 @@ import Synchronization
 /// ``startWriters(with:)``) when work arrives and none runs, and the writer takes items
 /// until ``take()`` answers nil. The gateway's writer is a pass on the socket's event loop
 /// (``GatewayChannelHandler``), so frames queued while one is scheduled share its flush.
+/// A frame that may wait (``enqueue(_:now:unhurried:)``) starts its writer after
+/// ``unhurriedDelay``, so that the frames queued meanwhile share one write; any other work
+/// starts it again at once.
 final class OutboundQueue: Sendable {
     enum Item: Sendable, Equatable {
         /// A frame and when it was queued (monotonic nanoseconds), for delivery latency.
@@ -36,19 +39,32 @@ final class OutboundQueue: Sendable {
         /// A close requested and not yet handed to the writer.
         var close: Item?
         var finished = false
-        /// Starts a writer; nil until the socket can be written, and again once finished.
-        var startWriter: (@Sendable () -> Void)?
+        /// Starts a writer, at once or after a delay; nil until the socket can be written, and
+        /// again once finished.
+        var startWriter: (@Sendable (_ delay: Duration?) -> Void)?
         /// Whether a writer runs: started, and not yet answered nil by ``take()``.
         var writing = false
+        /// Whether the running writer was started with a delay, and not again at once since.
+        var delayed = false
 
         /// Whether the writer has anything left to take.
         var hasWork: Bool { close != nil || (!finished && !frames.isEmpty) }
 
-        /// Answers the writer to start, marking it running, when there is work and none runs.
-        mutating func claimWriter() -> (@Sendable () -> Void)? {
-            guard !writing, hasWork, let startWriter else { return nil }
-            writing = true
-            return startWriter
+        /// Answers the writer to start, marking it running, when there is work and none runs
+        /// (after ``unhurriedDelay`` for work that may wait), or when work that may not wait
+        /// finds the writer delayed (at once: the writer must then run its passes one at a time,
+        /// as the gateway's do on their event loop).
+        mutating func claimWriter(unhurried: Bool = false) -> (@Sendable () -> Void)? {
+            guard hasWork, let startWriter else { return nil }
+            if !writing {
+                writing = true
+                delayed = unhurried
+                let delay = unhurried ? OutboundQueue.unhurriedDelay : nil
+                return { startWriter(delay) }
+            }
+            guard delayed, !unhurried else { return nil }
+            delayed = false
+            return { startWriter(nil) }
         }
 
         /// Records a close request; answers the writer to start for it, if one must be.
@@ -62,12 +78,15 @@ final class OutboundQueue: Sendable {
 
     let limit: Int
     private let state = Mutex(State())
+    /// How long a frame that may wait holds its writer back, for company.
+    static let unhurriedDelay: Duration = .milliseconds(50)
 
     init(limit: Int) { self.limit = limit }
 
     /// From now on, calls `start` whenever work arrives and no writer runs (and at once if
-    /// work is waiting). `start` begins a writer that calls ``take()`` until it answers nil.
-    func startWriters(with start: @escaping @Sendable () -> Void) {
+    /// work is waiting). `start` begins a writer that calls ``take()`` until it answers nil,
+    /// after the delay it is given, if any.
+    func startWriters(with start: @escaping @Sendable (_ delay: Duration?) -> Void) {
         let writer = state.withLock { state -> (@Sendable () -> Void)? in
             guard !state.finished else { return nil }
             state.startWriter = start
@@ -76,9 +95,12 @@ final class OutboundQueue: Sendable {
         writer?()
     }
 
-    /// Queues a frame without waiting.
+    /// Queues a frame without waiting. An `unhurried` frame may wait ``unhurriedDelay`` for
+    /// others to share its write; it still goes out after the frames queued before it.
     @discardableResult
-    func enqueue(_ frame: String, now: UInt64 = NIODeadline.now().uptimeNanoseconds) -> EnqueueResult {
+    func enqueue(
+        _ frame: String, now: UInt64 = NIODeadline.now().uptimeNanoseconds, unhurried: Bool = false
+    ) -> EnqueueResult {
         let (result, writer) = state.withLock { state -> (EnqueueResult, (@Sendable () -> Void)?) in
             guard state.close == nil, !state.finished else { return (.closing, nil) }
             if state.frames.count >= limit {
@@ -86,7 +108,7 @@ final class OutboundQueue: Sendable {
                 return (.overflowed, state.requestClose(close, droppingQueued: true))
             }
             state.frames.append((frame, now))
-            return (.queued, state.claimWriter())
+            return (.queued, state.claimWriter(unhurried: unhurried))
         }
         writer?()
         return result
@@ -150,6 +172,7 @@ final class OutboundQueue: Sendable {
                 return close
             }
             state.writing = false
+            state.delayed = false
             return nil
         }
     }
