@@ -118,9 +118,10 @@ struct Group: AsyncParsableCommand {
                 var ids: [UserID] = []
                 for user in users { ids.append(try await client.conversations.user(named: user).id) }
                 let added = Set(try await client.groups.add(ids, to: summary.id).members.map(\.userId))
-                let (new, already) = zip(users, ids).reduce(into: ([String](), [String]())) { names, pair in
-                    if added.contains(pair.1) { names.0.append(pair.0) } else { names.1.append(pair.0) }
-                }
+                var named = Set<UserID>()
+                let people = zip(users, ids).filter { named.insert($0.1).inserted }  // each once
+                let new = people.filter { added.contains($0.1) }.map(\.0)
+                let already = people.filter { !added.contains($0.1) }.map(\.0)
                 let name = "#\(summary.name ?? group)"
                 var lines = new.isEmpty ? [] : ["Added \(new.joined(separator: ", ")) to \(name)."]
                 if !already.isEmpty { lines.append("Already in \(name): \(already.joined(separator: ", ")).") }

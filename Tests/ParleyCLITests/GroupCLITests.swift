@@ -102,7 +102,7 @@ extension CLITests {
         try await dave.succeed(["register", "dave", "--password", Self.password])
         #expect(try await alice.succeed(["group", "create", "team"]).hasSuffix("with 1 member.\n"))
         #expect(try await alice.succeed(["group", "invite", "team", "bob"]) == "Added bob to #team.\n")
-        #expect(try await alice.succeed(["group", "invite", "team", "bob"]) == "Already in #team: bob.\n")
+        #expect(try await alice.succeed(["group", "invite", "team", "bob", "bob"]) == "Already in #team: bob.\n")
         try await alice.succeed(["group", "admin", "team", "bob"])
         #expect(
             try await alice.succeed(["group", "policy", "team", "approval"])

@@ -633,6 +633,36 @@ import Testing
         try await store.close()
     }
 
+    /// A group change's outcome names whom it made members, as stored, and the seq of the
+    /// notice that records it: for a direct addition and for a link; an addition of members
+    /// only names nobody and no notice.
+    @Test(arguments: StoreBackend.available)
+    func anAdditionsOutcomeNamesWhomItAddedAndTheSeqOfItsNotice(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let users = try await makeUsers(store, "alice", "bob", "cyd", "dan")
+        let group = try await store.createGroup(name: "g", ownerId: users[0], memberIds: [users[1]], at: Self.now).id
+        let added = try await store.changeGroup(
+            group, .addMembers([users[1], users[2]]), by: users[0], at: Self.now + 1)
+        #expect(added.added == [Member(userId: users[2], role: .member, readSeq: 0, joinedAt: Self.now + 1)])
+        let detail = try await store.conversation(group, for: users[0])
+        #expect(detail.members.first { $0.userId == users[2] } == added.added.first, "as stored")
+        let page = try await store.history(of: group, for: users[0], query: HistoryQuery(after: 0, limit: 200))
+        #expect(added.noticeSeq == page.messages.last?.seq)
+        #expect(
+            page.messages.last?.typedContent == .system(SystemNotice(.memberJoined, by: users[0], about: [users[2]])))
+
+        let again = try await store.changeGroup(group, .addMembers([users[2]]), by: users[0], at: Self.now + 2)
+        #expect(again.added.isEmpty && again.noticeSeq == nil)
+
+        _ = try await store.changeGroup(
+            group, .createLink(code: "contract", expiresAt: nil, maxUses: nil), by: users[0], at: Self.now)
+        let joined = try await store.changeGroup(
+            group, .useLink(code: "contract", message: ""), by: users[3], at: Self.now + 3)
+        #expect(joined.added == [Member(userId: users[3], role: .member, readSeq: 0, joinedAt: Self.now + 3)])
+        #expect(joined.noticeSeq == (added.noticeSeq ?? 0) + 1, "a link writes no notice; the join does")
+        try await store.close()
+    }
+
     /// Member lists are cached by `members_version`: each send after a change to the members
     /// reaches exactly the members of that moment, a notice reaches those it removes, and a
     /// removed member gets nothing after it (and reads the history up to it).

@@ -143,7 +143,7 @@ final class ConnectionHub: Service, Sendable {
         }
     }
 
-    /// A group's system notices (joins, renames) reach more members than this unhurried
+    /// A system notice (a join, a rename) to more members than this is queued unhurried
     /// (``OutboundQueue/enqueue(_:now:unhurried:)``): when many come at once, as when a large
     /// group grows, each socket gets several in one write instead of a write each.
     static let crowd = 100

@@ -13,6 +13,18 @@ public enum GroupRules {
     public static func decide(_ change: GroupChange, in state: GroupState, by actorId: UserID, at now: Int64)
         throws -> (effects: GroupEffects, outcome: GroupOutcome)
     {
+        let decision = try decideEffects(change, in: state, by: actorId, at: now)
+        var outcome = decision.outcome
+        // As the backends store a join: a plain member who has read nothing yet.
+        outcome.added = decision.effects.added.map { Member(userId: $0, role: .member, readSeq: 0, joinedAt: now) }
+        return (decision.effects, outcome)
+    }
+
+    /// What `change` writes and tells, but for ``GroupOutcome/added``, which follows from
+    /// what it writes.
+    private static func decideEffects(
+        _ change: GroupChange, in state: GroupState, by actorId: UserID, at now: Int64
+    ) throws -> (effects: GroupEffects, outcome: GroupOutcome) {
         if case .useLink(let code, let message) = change {
             return try useLink(
                 code, message: message, in: state, profile: try groupProfile(state), by: actorId, at: now)
@@ -203,12 +215,7 @@ public enum GroupRules {
             effects.requests = [settled]
             effects.announcements.append(requestAnnouncement(settled, in: state))
         }
-        return (effects, GroupOutcome(link: link, added: [newMember(userId, at: now)]))
-    }
-
-    /// A member as a join stores them: a plain member who has read nothing yet.
-    static func newMember(_ userId: UserID, at now: Int64) -> Member {
-        Member(userId: userId, role: .member, readSeq: 0, joinedAt: now)
+        return (effects, GroupOutcome(link: link))
     }
 
     /// The decisions of one change by a member, collected into effects.
@@ -340,7 +347,6 @@ public enum GroupRules {
         /// count as approved.
         mutating func admit(_ users: [UserID]) {
             effects.added = users
-            outcome.added = users.map { GroupRules.newMember($0, at: now) }
             let approved = state.pendingRequests.filter { users.contains($0.userId) }.map {
                 GroupRules.resolve($0, approve: true, by: actor.userId, at: now)
             }

@@ -86,14 +86,13 @@ public struct GroupOutcome: Sendable, Hashable {
     /// The join request filed or resolved.
     public var request: JoinRequest?
     /// Whom the change made members, as they now stand.
-    public var added: [Member]
+    public var added: [Member] = []
     /// The conversation seq of the change's last notice, once a backend wrote it; nil when
     /// the change wrote none.
     public var noticeSeq: Int64?
 
-    public init(link: InviteLink? = nil, request: JoinRequest? = nil, added: [Member] = []) {
+    public init(link: InviteLink? = nil, request: JoinRequest? = nil) {
         self.link = link
         self.request = request
-        self.added = added
     }
 }
