@@ -54,6 +54,7 @@ let package = Package(
             dependencies: [
                 "ParleyStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 
 /// Queries through each connection's statement cache, with rows decoded while they are still
 /// backed by their statement. GRDB prepares raw SQL anew on every call (running its
@@ -11,6 +12,53 @@ extension Database {
     func run(_ sql: String, _ arguments: StatementArguments = []) throws {
         try cachedStatement(sql: sql).execute(arguments: arguments)
     }
+
+    /// The first row of constant SQL, read by `read` by column index straight from the
+    /// statement; nil when there is none. No `Row` is made: GRDB builds a map of lowercased
+    /// column names for every query it reads through rows, and a copied row is searched by
+    /// name, which on the send path cost more than its queries' own reading.
+    func first<Value>(_ sql: String, _ arguments: StatementArguments, _ read: (Columns) throws -> Value) throws
+        -> Value?
+    {
+        let cursor = try ColumnsCursor(try cachedStatement(sql: sql), arguments: arguments)
+        return try withExtendedLifetime(cursor) { try cursor.next().map(read) }
+    }
+}
+
+/// The columns of the row a statement stands on, read by index (0 is the leftmost); valid
+/// until the statement steps again.
+struct Columns {
+    fileprivate let statement: SQLiteStatement
+
+    /// The value in column `index`; throws when it is NULL where `Value` is not optional, or
+    /// is of another type.
+    subscript<Value: StatementColumnConvertible>(_ index: CInt) -> Value {
+        get throws {
+            guard let value = Value.fromStatement(statement, atUncheckedIndex: index) else {
+                throw DatabaseError(
+                    resultCode: .SQLITE_MISMATCH,
+                    message: "Column \(index) of \(String(cString: sqlite3_sql(statement))) holds no \(Value.self).")
+            }
+            return value
+        }
+    }
+}
+
+/// Steps a statement and hands out its rows as ``Columns``; resets the statement when done
+/// with, as GRDB's own cursors do.
+private final class ColumnsCursor: DatabaseCursor {
+    typealias Element = Columns
+    let _statement: Statement
+    var _isDone = false
+
+    init(_ statement: Statement, arguments: StatementArguments) throws {
+        _statement = statement
+        try statement.setArguments(arguments)  // resets it first
+    }
+
+    deinit { sqlite3_reset(_statement.sqliteStatement) }
+
+    func _element(sqliteStatement: SQLiteStatement) -> Columns { Columns(statement: sqliteStatement) }
 }
 
 extension Row {

@@ -303,40 +303,35 @@ extension SQLiteStore {
 
     /// ``blocked(between:and:)`` inside the current transaction.
     static func blocked(_ db: Database, between user: UserID, and others: [UserID]) throws -> Set<UserID> {
+        // One statement whatever the count (the ids as a JSON array), so it stays prepared.
+        let query = try db.cachedStatement(
+            sql: """
+                SELECT blocked_id FROM blocks WHERE blocker_id = ?1 AND blocked_id IN (SELECT value FROM json_each(?2))
+                UNION SELECT blocker_id FROM blocks WHERE blocked_id = ?1 AND blocker_id IN (SELECT value FROM json_each(?2))
+                """)
         var blocked: Set<UserID> = []
         for batch in ContactRules.batches(others) {
-            let list = (2...batch.count + 1).map { "?\($0)" }.joined(separator: ", ")
-            blocked.formUnion(
-                try Int64.fetchAll(
-                    db,
-                    sql: """
-                        SELECT blocked_id FROM blocks WHERE blocker_id = ?1 AND blocked_id IN (\(list))
-                        UNION SELECT blocker_id FROM blocks WHERE blocked_id = ?1 AND blocker_id IN (\(list))
-                        """,
-                    arguments: StatementArguments([user.rawValue] + batch.map(\.rawValue))
-                ).map { UserID($0) })
+            let ids = "[" + batch.map { String($0.rawValue) }.joined(separator: ",") + "]"
+            blocked.formUnion(try Int64.fetchAll(query, arguments: [user.rawValue, ids]).map { UserID($0) })
         }
         return blocked
     }
 
     /// Checks that `sender` may send `peer` a direct message (``ContactRules/checkCanMessage(peerPolicy:friends:senderBlockedPeer:peerBlockedSender:peerDeleted:)``).
     func checkCanMessage(_ db: Database, from sender: UserID, to peer: UserID) throws {
-        guard
-            let row = try Row.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT u.message_from, u.deleted_at IS NOT NULL AS deleted,
-                            EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ?1 AND blocked_id = ?2) AS sender_blocked,
-                            EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ?2 AND blocked_id = ?1) AS peer_blocked,
-                            EXISTS (SELECT 1 FROM contacts WHERE owner_id = ?2 AND friend_id = ?1) AS friends
-                        FROM users u WHERE u.id = ?2
-                        """),
-                arguments: [sender.rawValue, peer.rawValue])
-        else { return }
-        try ContactRules.checkCanMessage(
-            peerPolicy: MessagePolicy(rawValue: row["message_from"]), friends: row["friends"],
-            senderBlockedPeer: row["sender_blocked"], peerBlockedSender: row["peer_blocked"],
-            peerDeleted: row["deleted"])
+        _ = try db.first(
+            """
+            SELECT u.message_from, u.deleted_at IS NOT NULL AS deleted,
+                EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ?1 AND blocked_id = ?2) AS sender_blocked,
+                EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ?2 AND blocked_id = ?1) AS peer_blocked,
+                EXISTS (SELECT 1 FROM contacts WHERE owner_id = ?2 AND friend_id = ?1) AS friends
+            FROM users u WHERE u.id = ?2
+            """, [sender.rawValue, peer.rawValue]
+        ) { columns in
+            try ContactRules.checkCanMessage(
+                peerPolicy: MessagePolicy(rawValue: try columns[0]), friends: try columns[4],
+                senderBlockedPeer: try columns[2], peerBlockedSender: try columns[3], peerDeleted: try columns[1])
+        }
     }
 
     /// Announces `contact.updated` with `user`'s new profile to everyone who has them as a friend.

@@ -62,12 +62,11 @@ extension SQLiteStore {
     }
 
     private static func pendingRequests(_ db: Database, of id: ConversationID) throws -> [JoinRequest] {
-        try Row.fetchAll(
+        try Row.decodeAll(
             db,
             sql:
                 "SELECT * FROM join_requests WHERE conversation_id = ? AND state = 'pending' ORDER BY created_at, user_id",
-            arguments: [id.rawValue]
-        ).map(JoinRequest.init(row:))
+            arguments: [id.rawValue], JoinRequest.init(row:))
     }
 
     /// The facts ``GroupRules`` needs for `change`.
@@ -103,14 +102,14 @@ extension SQLiteStore {
     ) throws -> Int64? {
         let version = try nextVersion(db)
         if let profile = effects.profile {
-            try db.execute(
-                sql: """
-                    UPDATE conversations SET name = ?, description = ?, avatar = ?, announcement = ?,
-                        announcement_by = ?, announcement_at = ?, join_policy = ?, mute_all = ?, owner_id = ?,
-                        dissolved_at = ?, everyone_may_mention_all = ?, version = ?
-                    WHERE id = ?
-                    """,
-                arguments: [
+            try db.run(
+                """
+                UPDATE conversations SET name = ?, description = ?, avatar = ?, announcement = ?,
+                    announcement_by = ?, announcement_at = ?, join_policy = ?, mute_all = ?, owner_id = ?,
+                    dissolved_at = ?, everyone_may_mention_all = ?, version = ?
+                WHERE id = ?
+                """,
+                [
                     profile.name, profile.description, profile.avatar, profile.announcement?.text,
                     profile.announcement?.updatedBy.rawValue, profile.announcement?.updatedAt,
                     profile.joinPolicy.rawValue, profile.muteAll, profile.ownerId.rawValue, profile.dissolvedAt,
@@ -119,38 +118,38 @@ extension SQLiteStore {
         }
         try insertMembers(db, effects.added.map { ($0, .member) }, into: id, version: version, at: now)
         for member in effects.updatedMembers {
-            try db.execute(
-                sql: """
-                    UPDATE members SET role = ?, nickname = ?, muted_until = ?, version = ?
-                    WHERE conversation_id = ? AND user_id = ?
-                    """,
-                arguments: [
+            try db.run(
+                """
+                UPDATE members SET role = ?, nickname = ?, muted_until = ?, version = ?
+                WHERE conversation_id = ? AND user_id = ?
+                """,
+                [
                     member.role.rawValue, member.nickname, member.mutedUntil, version, id.rawValue,
                     member.userId.rawValue,
                 ])
         }
         for link in effects.links {
-            try db.execute(
-                sql: """
-                    INSERT INTO invite_links (code, conversation_id, created_by, created_at, expires_at, max_uses, uses,
-                        revoked_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (code) DO UPDATE SET uses = excluded.uses, revoked_at = excluded.revoked_at
-                    WHERE invite_links.conversation_id = excluded.conversation_id
-                    """,
-                arguments: [
+            try db.run(
+                """
+                INSERT INTO invite_links (code, conversation_id, created_by, created_at, expires_at, max_uses, uses,
+                    revoked_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (code) DO UPDATE SET uses = excluded.uses, revoked_at = excluded.revoked_at
+                WHERE invite_links.conversation_id = excluded.conversation_id
+                """,
+                [
                     link.code, id.rawValue, link.createdBy.rawValue, link.createdAt, link.expiresAt, link.maxUses,
                     link.uses, link.revokedAt,
                 ])
         }
         for request in effects.requests {
-            try db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO join_requests (conversation_id, user_id, invite_code, message, state,
-                        created_at, resolved_by, resolved_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
+            try db.run(
+                """
+                INSERT OR REPLACE INTO join_requests (conversation_id, user_id, invite_code, message, state,
+                    created_at, resolved_by, resolved_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
                     id.rawValue, request.userId.rawValue, request.inviteCode, request.message, request.state.rawValue,
                     request.createdAt, request.resolvedBy?.rawValue, request.resolvedAt,
                 ])
@@ -164,28 +163,24 @@ extension SQLiteStore {
                 ).seq
         }
         for userId in effects.removed {
-            try db.execute(
-                sql: "DELETE FROM members WHERE conversation_id = ? AND user_id = ?",
-                arguments: [id.rawValue, userId.rawValue])
-            try db.execute(
-                sql: """
-                    INSERT INTO former_members (conversation_id, user_id, read_up_to) VALUES (?, ?, ?)
-                    ON CONFLICT (conversation_id, user_id) DO UPDATE SET read_up_to = excluded.read_up_to
-                    """,
-                arguments: [id.rawValue, userId.rawValue, effects.removedReadUpTo])
+            try db.run(
+                "DELETE FROM members WHERE conversation_id = ? AND user_id = ?",
+                [id.rawValue, userId.rawValue])
+            try db.run(
+                """
+                INSERT INTO former_members (conversation_id, user_id, read_up_to) VALUES (?, ?, ?)
+                ON CONFLICT (conversation_id, user_id) DO UPDATE SET read_up_to = excluded.read_up_to
+                """,
+                [id.rawValue, userId.rawValue, effects.removedReadUpTo])
         }
         if effects.changesMembership {
-            try db.execute(
-                sql: """
-                    UPDATE conversations SET member_count = ?, members_version = ?, version = MAX(version, ?)
-                    WHERE id = ?
-                    """,
-                arguments: [
-                    try Int.fetchOne(
-                        db.cachedStatement(sql: "SELECT COUNT(*) FROM members WHERE conversation_id = ?"),
-                        arguments: [id.rawValue]),
-                    version, version, id.rawValue,
-                ])
+            try db.run(
+                """
+                UPDATE conversations
+                SET member_count = (SELECT COUNT(*) FROM members WHERE conversation_id = ?1), members_version = ?2,
+                    version = MAX(version, ?2)
+                WHERE id = ?1
+                """, [id.rawValue, version])
         }
         try announce(db, effects.announcements, at: now)
         return noticeSeq

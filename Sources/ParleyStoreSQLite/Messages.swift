@@ -11,11 +11,10 @@ extension SQLiteStore {
     /// ``GroupCommit``, which publishes its changes only if the savepoint is kept).
     func append(_ db: Database, _ new: NewMessage) throws -> AppendResult {
         // The append path runs per message, so its statements are prepared once per connection.
-        let originalRow = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT * FROM messages WHERE sender_id = ? AND client_msg_id = ?"),
+        let originalId = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT id FROM messages WHERE sender_id = ? AND client_msg_id = ?"),
             arguments: [new.senderId.rawValue, new.clientMsgId])
-        if let originalRow {
-            let original = try Message(row: originalRow)
+        if let originalId, let original = try Self.message(db, MessageID(originalId)) {
             return try SendRules.retry(
                 of: original, aimedAt: new.target,
                 directConversation: try SendRules.directKeyToCheck(retrying: original, aimedAt: new.target).flatMap {
@@ -32,27 +31,32 @@ extension SQLiteStore {
                 db, between: new.senderId, and: peerId, at: new.sentAt)
         }
         guard
-            let sender = try Row.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT m.role, m.muted_until, c.kind, c.mute_all, c.dissolved_at, c.members_version,
-                            c.everyone_may_mention_all, c.direct_key
-                        FROM members m JOIN conversations c ON c.id = m.conversation_id
-                        WHERE m.conversation_id = ? AND m.user_id = ?
-                        """),
-                arguments: [conversationId.rawValue, new.senderId.rawValue])
+            let sender = try db.first(
+                """
+                SELECT m.role, m.muted_until, c.kind, c.mute_all, c.dissolved_at, c.members_version,
+                    c.everyone_may_mention_all, c.direct_key
+                FROM members m JOIN conversations c ON c.id = m.conversation_id
+                WHERE m.conversation_id = ? AND m.user_id = ?
+                """, [conversationId.rawValue, new.senderId.rawValue],
+                { columns in
+                    (
+                        role: MemberRole(rawValue: try columns[0]) ?? .member, mutedUntil: try columns[1] as Int64?,
+                        kind: try columns[2] as String, muteAll: try columns[3] as Bool,
+                        dissolvedAt: try columns[4] as Int64?, membersVersion: try columns[5] as Int64,
+                        everyoneMayMentionAll: try columns[6] as Bool, directKey: try columns[7] as String?
+                    )
+                })
         else { throw ParleyError.notAMember(of: conversationId) }
         try GroupRules.checkCanSend(
-            role: MemberRole(rawValue: sender["role"]) ?? .member, mutedUntil: sender["muted_until"],
-            muteAll: sender["mute_all"], dissolvedAt: sender["dissolved_at"], in: conversationId, at: new.sentAt)
-        if !peerChecked, let key: String = sender["direct_key"], let peer = DirectKey.peer(in: key, of: new.senderId) {
+            role: sender.role, mutedUntil: sender.mutedUntil, muteAll: sender.muteAll, dissolvedAt: sender.dissolvedAt,
+            in: conversationId, at: new.sentAt)
+        if !peerChecked, let key = sender.directKey, let peer = DirectKey.peer(in: key, of: new.senderId) {
             try checkCanMessage(db, from: new.senderId, to: peer)
         }
-        let role = MemberRole(rawValue: sender["role"]) ?? .member
-        let recipients = try members(db, of: conversationId, at: sender["members_version"])
+        let recipients = try members(db, of: conversationId, at: sender.membersVersion)
         let mentioned = try MessageRules.mentioned(
-            new.mentions, by: new.senderId, role: role, in: ConversationRules.kind(stored: sender["kind"]),
-            everyoneMayMentionAll: sender["everyone_may_mention_all"], members: recipients)
+            new.mentions, by: new.senderId, role: sender.role, in: ConversationRules.kind(stored: sender.kind),
+            everyoneMayMentionAll: sender.everyoneMayMentionAll, members: recipients)
         let quote = try new.replyTo.map { id in
             let target = try Self.message(db, id)
             // A target elsewhere is named only to someone who may read it there.
