@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOEmbedded
 import NIOWebSocket
 import ParleyCore
 import Testing
@@ -171,5 +172,18 @@ import Testing
         let cut = GatewayChannelHandler.closeReason(reason)
         #expect(cut == String(repeating: "汉", count: 41), "123 bytes hold 41 three-byte characters")
         #expect(GatewayChannelHandler.closeReason("Session revoked.") == "Session revoked.")
+    }
+
+    @Test(arguments: [0, 1, 125, 126, 127, 65_535, 65_536, 70_001])
+    func aTextFrameIsFramedByteForByteAsNIOsEncoderFramesIt(length: Int) throws {
+        let text = String(repeating: "é", count: length / 2) + String(repeating: "a", count: length % 2)
+        var framed = ByteBuffer()
+        GatewayChannelHandler.appendTextFrame(text, to: &framed)
+        #expect(framed.readableBytes == GatewayChannelHandler.frameBytes(text))
+        let channel = EmbeddedChannel(handler: WebSocketFrameEncoder())
+        try channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text))).wait()
+        var encoded = ByteBuffer()
+        while var part = try channel.readOutbound(as: ByteBuffer.self) { encoded.writeBuffer(&part) }
+        #expect(framed == encoded)
     }
 }

@@ -33,6 +33,9 @@ final class GatewayChannelHandler: ChannelDuplexHandler {
     /// The data of the last control ping not yet answered: a pong waits while the socket
     /// takes no more bytes, and only the latest ping's is owed (RFC 6455 §5.5.3).
     private var pongOwed: ByteBuffer?
+    /// Where the queue's text frames are written, already framed: below NIO's frame encoder,
+    /// which would give every frame a second buffer for its header.
+    private var framedOut: ChannelHandlerContext?
 
     /// - Parameter token: The token the upgrade request carried, to authenticate with first.
     init(gateway: WebSocketGateway, token: String?) {
@@ -54,6 +57,7 @@ final class GatewayChannelHandler: ChannelDuplexHandler {
             tag: gateway.hub.makeTag(), queueLimit: gateway.configuration.outboundQueueLimit, activity: activity,
             channel: channel)
         self.connection = connection
+        framedOut = (try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)) ?? context
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
         connection.queue.startWriters { delay in
@@ -161,34 +165,73 @@ final class GatewayChannelHandler: ChannelDuplexHandler {
     // MARK: Writing
 
     /// Writes an owed pong and what the queue holds while the socket takes more, in one
-    /// flush. A close the queue hands out goes last and ends the writing.
+    /// flush. The queue's frames are framed here into buffers of up to ``passBytes``, so that
+    /// the socket's writability is asked between them. A close the queue hands out goes last
+    /// and ends the writing.
     private func writeQueued(_ context: ChannelHandlerContext) {
-        guard let connection, !closeSent else { return }
+        guard let connection, let framedOut, !closeSent else { return }
         let metrics = gateway.metrics
-        var last: WebSocketFrame?
-        if let pong = pongOwed, context.channel.isWritable {
+        var pong: WebSocketFrame?
+        if let data = pongOwed, context.channel.isWritable {
             pongOwed = nil
-            last = WebSocketFrame(fin: true, opcode: .pong, data: pong)
+            pong = WebSocketFrame(fin: true, opcode: .pong, data: data)
+        }
+        var frames: ByteBuffer?
+        /// Hands the pong, then the framed text so far, to the socket.
+        func writeOut(promise: EventLoopPromise<Void>?) {
+            if let frame = pong.take() {
+                context.write(wrapOutboundOut(frame), promise: frames == nil ? promise : nil)
+            }
+            if let buffer = frames.take() { framedOut.write(NIOAny(buffer), promise: promise) }
         }
         while context.channel.isWritable, let item = connection.queue.take() {
-            if let last { context.write(wrapOutboundOut(last), promise: nil) }
-            last = nil
             switch item {
             case .frame(let text, let queuedAt):
-                last = WebSocketFrame(fin: true, opcode: .text, data: context.channel.allocator.buffer(string: text))
+                if let buffer = frames, buffer.readableBytes >= Self.passBytes { writeOut(promise: nil) }
+                if frames == nil { frames = context.channel.allocator.buffer(capacity: Self.frameBytes(text)) }
+                Self.appendTextFrame(text, to: &frames!)
                 metrics.deliveryLatency.record(.nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds &- queuedAt)))
             case .close(let code, let reason):
+                writeOut(promise: nil)
                 connection.requests.close()
                 context.read()  // for the peer's answer, were reads held back
                 _ = sendClose(WebSocketErrorCode(codeNumber: code.rawValue), reason: reason, context)
                 return
             }
         }
-        guard let last else { return }
+        guard pong != nil || frames != nil else { return }
         let written = context.eventLoop.makePromise(of: Void.self)
-        context.write(wrapOutboundOut(last), promise: written)
+        writeOut(promise: written)
         context.flush()
         noteFlush(written.futureResult, of: connection)
+    }
+
+    /// How many bytes of framed text a write pass gathers in one buffer before it hands them
+    /// to the socket and asks whether it takes more: the default high-water mark of a NIO
+    /// channel's write buffer.
+    static let passBytes = 64 * 1024
+
+    /// The bytes `text` takes as one unmasked frame: a header of 2, 4 or 10 bytes, then the text.
+    static func frameBytes(_ text: String) -> Int {
+        let length = text.utf8.count
+        return length + (length < 126 ? 2 : length <= Int(UInt16.max) ? 4 : 10)
+    }
+
+    /// Appends `text` to `buffer` as one final, unmasked text frame, as a server sends them
+    /// (RFC 6455 §5.2).
+    static func appendTextFrame(_ text: String, to buffer: inout ByteBuffer) {
+        let length = text.utf8.count
+        buffer.writeInteger(UInt8(0x81))  // FIN, text
+        if length < 126 {
+            buffer.writeInteger(UInt8(length))
+        } else if length <= Int(UInt16.max) {
+            buffer.writeInteger(UInt8(126))
+            buffer.writeInteger(UInt16(length))
+        } else {
+            buffer.writeInteger(UInt8(127))
+            buffer.writeInteger(UInt64(length))
+        }
+        buffer.writeString(text)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
