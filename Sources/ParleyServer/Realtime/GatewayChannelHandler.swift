@@ -165,8 +165,9 @@ final class GatewayChannelHandler: ChannelDuplexHandler {
     // MARK: Writing
 
     /// Writes an owed pong and what the queue holds while the socket takes more, in one
-    /// flush. The queue's frames are framed here into buffers of up to ``passBytes``, so that
-    /// the socket's writability is asked between them. A close the queue hands out goes last
+    /// flush. The queue's frames are framed here, several to a buffer; a buffer is handed to
+    /// the socket once it holds ``passBytes`` or more, and the socket's writability is asked
+    /// again before the next frame. A close the queue hands out goes last
     /// and ends the writing.
     private func writeQueued(_ context: ChannelHandlerContext) {
         guard let connection, let framedOut, !closeSent else { return }
@@ -188,8 +189,9 @@ final class GatewayChannelHandler: ChannelDuplexHandler {
             switch item {
             case .frame(let text, let queuedAt):
                 if let buffer = frames, buffer.readableBytes >= Self.passBytes { writeOut(promise: nil) }
-                if frames == nil { frames = context.channel.allocator.buffer(capacity: Self.frameBytes(text)) }
-                Self.appendTextFrame(text, to: &frames!)
+                var buffer = frames.take() ?? context.channel.allocator.buffer(capacity: Self.frameBytes(text))
+                Self.appendTextFrame(text, to: &buffer)
+                frames = buffer
                 metrics.deliveryLatency.record(.nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds &- queuedAt)))
             case .close(let code, let reason):
                 writeOut(promise: nil)
@@ -207,8 +209,8 @@ final class GatewayChannelHandler: ChannelDuplexHandler {
     }
 
     /// How many bytes of framed text a write pass gathers in one buffer before it hands them
-    /// to the socket and asks whether it takes more: the default high-water mark of a NIO
-    /// channel's write buffer.
+    /// to the socket and asks whether it takes more (one frame may take it past): the default
+    /// high-water mark of a NIO channel's write buffer.
     static let passBytes = 64 * 1024
 
     /// The bytes `text` takes as one unmasked frame: a header of 2, 4 or 10 bytes, then the text.
