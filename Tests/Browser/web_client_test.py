@@ -145,6 +145,20 @@ class Person:
     def user_id(self):
         return self.driver.execute_script("return JSON.parse(localStorage.getItem('parley.session')).account.user.id")
 
+    def sync_cursor(self):
+        """The sync cursor the page last stored, from its IndexedDB."""
+        return self.driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            const id = JSON.parse(localStorage.getItem('parley.session')).account.user.id;
+            const open = indexedDB.open(`parley-${location.host}-${id}`);
+            open.onerror = () => done(null);
+            open.onsuccess = () => {
+              const read = open.result.transaction('kv').objectStore('kv').get('cursor');
+              read.onsuccess = () => { open.result.close(); done(read.result ?? null); };
+              read.onerror = () => { open.result.close(); done(null); };
+            };
+        """)
+
     def wait_online(self, timeout=30):
         wait_for(lambda: self.find("#connection-state").get_attribute("data-state") == "online", f"{self.nickname} online", timeout)
 
@@ -784,6 +798,72 @@ class WebClientTests(unittest.TestCase):
         wait_for(lambda: alice.driver.execute_script("return window.shown.length") == 1, "one notification")
         self.assertEqual([["Bob", "Are you at your desk?"]], alice.driver.execute_script("return window.shown"))
         self.assertEqual("1", alice.find("#conversation-list .badge").text, "unread while hidden: not marked read")
+
+    def test_a_pin_pushed_while_the_catch_up_page_is_on_its_way_stays(self):
+        alice, bob = self.friends()
+        alice.open_chat("Bob")
+        conversation = int(alice.find("#conversation-list .conversation").get_attribute("data-conversation-id"))
+        # A catch-up first, past the events of their becoming friends (a `conversation.added`
+        # in the page would fetch the conversation anew, as it then stands).
+        before = alice.sync_cursor()
+        alice.driver.refresh()
+        wait_for(lambda: alice.sync_cursor() not in (None, before), "a catch-up")
+        # From the next page load on, the answer to the page's first sync request is held
+        # until the test lets it through: the server's pushes overtake a page read before them.
+        alice.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            window.syncGate = { hold: true, ids: new Set(), held: [], events: 0, released: new Set() };
+            const Native = window.WebSocket;
+            window.WebSocket = class extends Native {
+              constructor(...args) {
+                super(...args);
+                const gate = window.syncGate;
+                this.addEventListener('message', (event) => {
+                  if (gate.released.has(event)) return;
+                  const frame = JSON.parse(event.data);
+                  if (frame.type === 'event') gate.events += 1;
+                  if (!gate.ids.has(frame.id)) return;
+                  gate.ids.delete(frame.id);
+                  event.stopImmediatePropagation();
+                  gate.held.push([this, event.data]);
+                });
+              }
+              send(data) {
+                const frame = JSON.parse(data);
+                if (frame.type === 'sync' && window.syncGate.hold) {
+                  window.syncGate.hold = false;
+                  window.syncGate.ids.add(frame.id);
+                }
+                super.send(data);
+              }
+            };
+            window.syncGate.release = () => {
+              for (const [socket, data] of window.syncGate.held) {
+                const event = new MessageEvent('message', { data });
+                window.syncGate.released.add(event);
+                socket.dispatchEvent(event);
+              }
+              window.syncGate.held = [];
+            };
+        """})
+        # Alice leaves the page and Bob writes: her next page carries the conversation, with her
+        # settings as they are then.
+        token = alice.driver.execute_script("return JSON.parse(localStorage.getItem('parley.session')).accessToken")
+        alice.driver.get(SERVER + "/health")
+        bob.api("POST", "/v1/messages", {"conversationId": conversation, "clientMsgId": "while-away",
+                                         "kind": "text", "content": {"text": "Lunch?"}})
+        alice.driver.get(SERVER + "/")
+        wait_for(lambda: alice.driver.execute_script("return window.syncGate.held.length") == 1, "the catch-up page held")
+        self.assertNotEqual("Lunch?", alice.find("#conversation-list .preview").text, "not there before the page")
+        request = urllib.request.Request(SERVER + f"/v1/conversations/{conversation}/settings", method="PATCH",
+                                         data=json.dumps({"pinned": True}).encode(),
+                                         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        urllib.request.urlopen(request).close()
+        wait_for(lambda: alice.driver.execute_script("return window.syncGate.events") >= 1, "the pin pushed")
+        alice.driver.execute_script("window.syncGate.release()")
+        wait_for(lambda: alice.find("#conversation-list .preview").text == "Lunch?", "the page applied")
+        wait_for(lambda: [f.get_attribute("aria-label") for f in alice.all("#conversation-list .flag")] == ["pinned"],
+                 "the pin, which outlives the older page", timeout=10)
+        alice.shot("1-pinned-after-the-page")
 
 
 if __name__ == "__main__":

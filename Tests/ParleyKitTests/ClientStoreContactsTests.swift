@@ -101,4 +101,22 @@ extension ClientStoreTests {
         try store.applyEvent(event(4, ContactRemoved(userId: UserID(7))))
         #expect(try store.contactEventMark() == "9")
     }
+
+    /// A page read before a pushed event was written brings older events about the same
+    /// friend: the pushed one, applied again after them, stays. And a push of an event a page
+    /// already brought (late, from another node) does not undo the later ones.
+    @Test func aPushedContactEventOutlivesAnOlderPageAndAPageOutlivesALatePush() throws {
+        let store = try ClientStore(path: nil)
+        let remarked = event(3, ContactUpdated(contact: Contact(user: person(2, "zoe"), remark: "Aunt", since: 5)))
+        let renamed = event(4, ContactUpdated(contact: Contact(user: person(2, "Zoë"), remark: "Aunt", since: 5)))
+        _ = try store.applySync(sync([], cursor: "c1"))
+        try store.applyEvent(renamed)
+        _ = try store.applySync(sync([remarked], cursor: "c2"), replaying: [renamed])
+        #expect(try store.contactBook(of: Self.owner, at: 0).friends.map(\.user.nickname) == ["Zoë"])
+
+        let recalled = event(5, ContactUpdated(contact: Contact(user: person(2, "Zoë"), remark: "", since: 5)))
+        _ = try store.applySync(sync([renamed, recalled], cursor: "c3"), replaying: [renamed])
+        try store.applyEvent(renamed)
+        #expect(try store.contactBook(of: Self.owner, at: 0).friends.map(\.displayName) == ["Zoë"], "remark gone")
+    }
 }

@@ -15,7 +15,8 @@ let testHTTPTimeout: Duration = .seconds(30)
 /// ``testHTTPTimeout``.
 func makeClient(
     _ url: String, storePath: String? = nil, device: String = "test",
-    http: any HTTPTransport = AsyncHTTPTransport(timeout: testHTTPTimeout)
+    http: any HTTPTransport = AsyncHTTPTransport(timeout: testHTTPTimeout),
+    realtime: any RealtimeTransport = NIOWebSocketTransport()
 ) throws -> ParleyClient {
     var configuration = ClientConfiguration(serverURL: url)
     configuration.connection.heartbeatInterval = .seconds(1)
@@ -27,7 +28,7 @@ func makeClient(
     configuration.sendTimeout = .seconds(600)
     configuration.deviceName = device
     return try ParleyClient(
-        configuration: configuration, store: ClientStore(path: storePath), http: http, realtime: NIOWebSocketTransport()
+        configuration: configuration, store: ClientStore(path: storePath), http: http, realtime: realtime
     )
 }
 

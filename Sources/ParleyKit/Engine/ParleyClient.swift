@@ -51,6 +51,9 @@ public actor ParleyClient {
     public nonisolated let twoFactor: TwoFactor
     private let time: TimeSource
     private var maintenance: Task<Void, Never>?
+    /// Whether the last catch-up failed to sync or to fetch what the device lacks: the
+    /// socket may have stayed up, so no reconnection would run it again.
+    private var catchUpDue = false
 
     public init(
         configuration: ClientConfiguration, store: ClientStore, http: any HTTPTransport,
@@ -154,26 +157,38 @@ public actor ParleyClient {
     /// What happens after every (re)connection, on demand: sync from the cursor and fill
     /// holes, fetch the contact book if a snapshot sync left it unknown, the notification
     /// preferences if it holds none, and the friends' presence (a failure leaves those to the
-    /// next catch-up), then flush the send queue (last: it may be uploading a large file).
+    /// next catch-up, a second later while connected), then flush the send queue (last: it
+    /// may be uploading a large file).
     public func catchUp() async {
-        await sync.resync()
-        try? await contacts.refreshIfUnknown()
-        try? await notifications.fetchIfUnknown()
+        catchUpDue = false
+        let synced = await sync.resync()
+        let contactsFetched = (try? await contacts.refreshIfUnknown()) != nil
+        let notificationsFetched = (try? await notifications.fetchIfUnknown()) != nil
         _ = try? await presence.refresh()
+        catchUpDue = !(synced && contactsFetched && notificationsFetched)
         await sendQueue.flush()
     }
 
-    /// Once a second while online: retries queued sends (an ack lost in a stalled network
-    /// is retried without waiting for the next reconnection) and expires overdue ones.
+    /// Once a second while online: catches up again if the last catch-up failed, retries
+    /// queued sends (an ack lost in a stalled network is retried without waiting for the next
+    /// reconnection) and expires overdue ones.
     private func startMaintenance() {
         maintenance?.cancel()
-        let (time, sendQueue) = (self.time, self.sendQueue)
-        maintenance = Task { [weak sendQueue] in
+        let time = self.time
+        maintenance = Task { [weak self] in
             while !Task.isCancelled {
                 do { try await time.sleep(.seconds(1)) } catch { return }
-                guard let sendQueue else { return }
-                await sendQueue.flush()
+                guard let self else { return }
+                await self.maintain()
             }
+        }
+    }
+
+    private func maintain() async {
+        if catchUpDue, await connection.status == .connected {
+            await catchUp()
+        } else {
+            await sendQueue.flush()
         }
     }
 

@@ -11,7 +11,13 @@ extension ClientStore {
     /// them, of a mention, is already left out. So the events do not count mentions again in
     /// the conversations summarised in this page or in `summarized` (the earlier pages of the
     /// run); elsewhere, they do.
-    package func applySync(_ response: SyncResponse, summarized: Set<ConversationID> = []) throws -> StoreChanges {
+    ///
+    /// `pushed` are the events pushed while the page was fetched: those above the page's
+    /// events may be newer than what it says (it was read before they were written), so they
+    /// are applied again after it, in the same transaction.
+    package func applySync(
+        _ response: SyncResponse, summarized: Set<ConversationID> = [], replaying pushed: [UserEvent] = []
+    ) throws -> StoreChanges {
         try writer.write { db in
             // A sync without a cursor is a snapshot: the events before it are never replayed,
             // so the member lists, contacts and notification preferences held may have missed
@@ -32,6 +38,9 @@ extension ClientStore {
                 }
             }
             for event in response.events { changes.merge(try Self.apply(db, event, summarized: summarized)) }
+            for event in pushed where event.seq > eventsCovered {
+                changes.merge(try Self.apply(db, event, summarized: summarized))
+            }
             try Self.setValue(db, response.cursor, for: Self.cursorKey)
             try Self.setValue(db, "\(eventsCovered)", for: Self.syncedEventSeqKey)
             return changes.ordered
@@ -39,10 +48,15 @@ extension ClientStore {
     }
 
     /// Applies an event pushed on the socket (it will come again in the next sync; applying
-    /// twice is harmless). Returns what changed in the messages shown.
+    /// twice is harmless). One a sync page already brought is skipped: the events after it
+    /// in that page were applied after it, and it would undo them. Returns what changed in
+    /// the messages shown.
     @discardableResult
     package func applyEvent(_ event: UserEvent) throws -> StoreChanges {
-        try writer.write { db in try Self.apply(db, event).ordered }
+        try writer.write { db in
+            guard event.seq > (try Self.syncedEventSeq(db)) else { return StoreChanges() }
+            return try Self.apply(db, event).ordered
+        }
     }
 
     static func syncedEventSeq(_ db: Database) throws -> Int64 {

@@ -23,6 +23,11 @@ public actor SyncEngine {
     private var subscribers = Subscribers<SyncEvent>()
     /// The fetches of left groups' histories under way, which a second caller waits for.
     private var historyFetches: [ConversationID: Task<Void, any Error>] = [:]
+    /// Sync requests under way, and the events pushed while one was: its page may have been
+    /// read before they were written, so they are applied again after it (the page would
+    /// otherwise put back what they changed, or hold a conversation they found missing).
+    private var syncRequestsInFlight = 0
+    private var pushedDuringSync: [UserEvent] = []
 
     init(store: ClientStore, session: Session, requests: ServerRequests, sendQueue: SendQueue) {
         self.store = store
@@ -56,9 +61,11 @@ public actor SyncEngine {
     }
 
     /// Brings the store up to date: sync pages from the cursor, then every hole in every
-    /// conversation. Failures are left for the next call (after the next connection): the
-    /// stored cursor and the holes say where to resume, so nothing is lost.
-    public func resync() async {
+    /// conversation; false when that failed. Failures are left for the next call (the
+    /// client makes it a second later, or after the next connection): the stored cursor and
+    /// the holes say where to resume, so nothing is lost.
+    @discardableResult
+    public func resync() async -> Bool {
         do {
             var cursor = try store.value(ClientStore.cursorKey)
             // The conversations summarised so far in this run: their counts of unread mentions
@@ -67,10 +74,17 @@ public actor SyncEngine {
             while true {
                 var query: [String: String] = ["limit": "200"]
                 query["cursor"] = cursor
-                let response: SyncResponse = try await requests(
-                    .sync, SyncRequest(cursor: cursor, limit: 200), http: .sync, query: query)
+                let response: SyncResponse
+                do {
+                    syncRequestsInFlight += 1
+                    defer { syncRequestsInFlight -= 1 }
+                    response = try await requests(
+                        .sync, SyncRequest(cursor: cursor, limit: 200), http: .sync, query: query)
+                }
+                let pushed = pushedDuringSync
+                if syncRequestsInFlight == 0 { pushedDuringSync = [] }
                 summarized.formUnion(response.conversations.map(\.id))
-                await deliver(try store.applySync(response, summarized: summarized))
+                await deliver(try store.applySync(response, summarized: summarized, replaying: pushed))
                 for conversation in response.conversations {
                     subscribers.yield(.othersRead(conversation.id, upTo: conversation.othersReadSeq))
                     subscribers.yield(.othersDelivered(conversation.id, upTo: conversation.othersDeliveredSeq))
@@ -82,8 +96,10 @@ public actor SyncEngine {
                 try await fillHoles(in: conversationId, upTo: upTo)
             }
             await acknowledger.flush()
+            return true
         } catch {
-            // The next connection resyncs from the stored cursor; nothing is lost.
+            // The next call resyncs from the stored cursor; nothing is lost.
+            return false
         }
     }
 
@@ -167,6 +183,7 @@ public actor SyncEngine {
             }
         case ServerFrameType.event.rawValue:
             guard let event = try? frame.payload(UserEvent.self) else { return }
+            if syncRequestsInFlight > 0 { pushedDuringSync.append(event) }
             if let changes = try? store.applyEvent(event) { await deliver(changes) }
             if case .conversationRemoved(let removed) = event.body {
                 // Aside, so the push loop never waits on HTTP: what the device lacks up to

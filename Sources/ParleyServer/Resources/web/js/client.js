@@ -49,6 +49,10 @@ export class Client extends EventTarget {
     this.flushing = false;
     this.flushTimer = null;
     this.syncing = null;
+    /** Events pushed while a sync page is fetched and applied: applied again after it. */
+    this.pushedDuringSync = null;
+    /** The catch-up to run again, a second after one failed while online. */
+    this.catchUpTimer = null;
     this.openConversationId = null;
     /** The text of my messages recalled from this page, by message id: for "re-edit". */
     this.recalledTexts = new Map();
@@ -94,7 +98,12 @@ export class Client extends EventTarget {
 
   // MARK: - Syncing
 
+  /**
+   * Catches up after every (re)connection. One that fails while the socket stays up (an
+   * answer timed out) runs again a second later: no reconnection would run it.
+   */
   async afterReady() {
+    clearTimeout(this.catchUpTimer);
     this.typing.clear();
     try {
       await this.sync();
@@ -103,6 +112,9 @@ export class Client extends EventTarget {
       this.flush();
     } catch (error) {
       if (!(error instanceof ApiError)) console.error(error);
+      this.catchUpTimer = setTimeout(() => {
+        if (this.connection.state === 'online') this.afterReady();
+      }, 1000);
     }
   }
 
@@ -113,18 +125,30 @@ export class Client extends EventTarget {
         let hasMore = true;
         while (hasMore) {
           const cursor = await this.store.get('kv', 'cursor');
+          this.pushedDuringSync = [];
           const page = await this.connection.request('sync', cursor ? { cursor, limit: 100 } : { limit: 100 });
           const lastMessages = page.conversations.map((c) => c.lastMessage).filter(Boolean);
           await this.store.storeMessages(lastMessages);
           await this.store.applySyncPage(page.conversations, page.cursor);
           for (const conversation of page.conversations) this.holdConversation(conversation);
           for (const event of page.events) await this.applyEvent(event);
+          // The page was read before the events pushed meanwhile were written, and may have
+          // put back what they changed (or lacked the conversation they found missing): they
+          // are applied again after it (protocol.md, "Applying a page"), pushes that come
+          // while they are included.
+          const covered = Math.max(0, ...page.events.map((event) => event.seq));
+          const pushed = this.pushedDuringSync;
+          for (let index = 0; index < pushed.length; index += 1) {
+            if (pushed[index].seq > covered) await this.applyEvent(pushed[index]);
+          }
+          this.pushedDuringSync = null;
           hasMore = page.hasMore;
         }
         await this.resolveNames();
         this.changed('conversations');
         for (const conversation of this.conversations.values()) await this.fillHoles(conversation.id);
       } finally {
+        this.pushedDuringSync = null;
         this.syncing = null;
       }
     })();
@@ -202,6 +226,7 @@ export class Client extends EventTarget {
         await this.receiveMessages([payload]);
         break;
       case 'event':
+        this.pushedDuringSync?.push(payload);
         await this.applyEvent(payload);
         break;
       case 'receipt':
