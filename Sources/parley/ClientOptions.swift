@@ -238,6 +238,9 @@ func render(_ content: MessageContent, names: [UserID: String] = [:]) -> String 
     case .system(let notice): "* " + NoticeText.describe(notice) { names[$0] ?? "user \($0)" }
     case .recalled(let by): "* \(names[by] ?? "user \(by)") recalled a message"
     case .deleted: "* (deleted)"
-    case .unsupported(let kind, _): "[unsupported message: \(kind)]"
+    // A kind this version cannot show, or a known one its checks refuse (a text too long,
+    // failed in the outbox): its text when it has one.
+    case .unsupported(let kind, let content):
+        content.objectValue?["text"]?.stringValue ?? "[unsupported message: \(kind)]"
     }
 }

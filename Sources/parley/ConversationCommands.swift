@@ -46,7 +46,8 @@ struct History: AsyncParsableCommand {
             let summary = try await resolveConversation(conversation, client: client)
             let messages = try await client.sync.messages(
                 in: summary.id, before: nil, limit: max(1, min(limit, Limits.maxPageSize)))
-            print("\(await title(summary, client: client)) — \(summary.maxSeq) messages")
+            print(
+                "\(await title(summary, client: client)) — \(summary.maxSeq) message\(summary.maxSeq == 1 ? "" : "s")")
             for message in messages {
                 let sender = message.kind == .system ? "" : "\(await username(message.senderId, client: client)): "
                 print("[\(clock(message.sentAt)) #\(message.seq)] \(sender)\(await render(message, client: client))")

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 import ParleyKit
 import ParleyKitTransport
 import ParleyTesting
@@ -29,6 +30,7 @@ import Testing
         try await bob.succeed(["register", "bob", "--password", Self.password])
 
         #expect(try await alice.succeed(["send", "bob", "hello", "bob"]).contains("Sent to @bob (#1)."))
+        #expect(try await bob.succeed(["history", "alice"]).contains("@alice — 1 message\n"))
         #expect(try await alice.succeed(["send", "@bob", "second line"]).contains("Sent to @bob (#2)."))
         #expect(try await bob.succeed(["conversations"]).contains("@alice (2 unread) — second line"))
         let history = try await bob.succeed(["history", "alice"])
@@ -231,5 +233,17 @@ import Testing
         #expect(earlierMark(seq: 4, newestShown: 3) == "")
         #expect(earlierMark(seq: 3, newestShown: 3) == "", "the same message again is a state change, not a new line")
         #expect(earlierMark(seq: nil, newestShown: 3) == "", "one of mine still sending has no number yet")
+    }
+
+    /// A message the checks refuse (a text too long, failed in the outbox) shows its text; one
+    /// of a kind this version does not know, without text, says so.
+    @Test func contentThisVersionCannotShowIsRenderedByItsTextWhenItHasOne() {
+        let long = String(repeating: "y", count: Limits.maxTextLength + 1)
+        let content = JSONValue.object(["text": .string(long)])
+        #expect(throws: ParleyError.self) { try MessageContent(kind: .text, content: content) }
+        #expect(render(.unsupported(kind: .text, content: content)) == long)
+        #expect(
+            render(.unsupported(kind: MessageKind(rawValue: "poll"), content: .object([:])))
+                == "[unsupported message: poll]")
     }
 }
