@@ -32,6 +32,32 @@ struct SQLiteSavepointTests {
         try store.close()
     }
 
+    /// A rejected write's rows are rolled back, and the writes before and after it in the
+    /// same transaction keep theirs, savepoint after savepoint on the same prepared statements.
+    @Test func aRejectedWritesRowsAreRolledBackAndTheOthersKept() async throws {
+        let store = try SQLiteStore(path: temporaryDirectory() + "/savepoint-rows.sqlite")
+        try await store.pool.write { db in try db.execute(sql: "CREATE TABLE probe (n INTEGER NOT NULL)") }
+        try await store.pool.write { db in
+            for n in 1...6 {
+                let insert = { try db.execute(sql: "INSERT INTO probe (n) VALUES (?)", arguments: [n]) }
+                if n.isMultiple(of: 3) {
+                    #expect(throws: Rejected.self) {
+                        try store.inSavepointPublishingOnCommit(db) {
+                            try insert()
+                            throw Rejected()
+                        }
+                    }
+                } else {
+                    try store.inSavepointPublishingOnCommit(db) { try insert() }
+                }
+            }
+            #expect(db.isInsideTransaction, "the batch's transaction goes on")
+        }
+        let kept = try await store.pool.read { db in try Int.fetchAll(db, sql: "SELECT n FROM probe ORDER BY n") }
+        #expect(kept == [1, 2, 4, 5])
+        try store.close()
+    }
+
     /// The actions a transaction registers run once, in order, when it commits; those of a
     /// transaction that rolled back never run, not even with the next transaction's.
     @Test func actionsForTheCommitRunInOrderAndNotAfterARollback() async throws {
