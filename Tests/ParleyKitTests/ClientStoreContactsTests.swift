@@ -119,4 +119,39 @@ extension ClientStoreTests {
         try store.applyEvent(renamed)
         #expect(try store.contactBook(of: Self.owner, at: 0).friends.map(\.displayName) == ["Zoë"], "remark gone")
     }
+
+    /// Contact events applied out of order (pushes from several nodes): an older one about
+    /// the same request, friend, block or friend group never undoes a newer one, and a friend
+    /// group removed by a newer event stays out of an older `contact.updated`.
+    @Test func anOlderContactEventAppliedLateNeverUndoesANewerOne() throws {
+        let store = try ClientStore(path: nil)
+        func book() throws -> ContactBook { try store.contactBook(of: Self.owner, at: 100) }
+        let zoe = Contact(user: person(2, "zoe"), remark: "", since: 5)
+
+        try store.applyEvent(event(5, FriendRequestUpdated(request: request(10, from: 2, to: 1, .accepted))))
+        try store.applyEvent(event(4, FriendRequestUpdated(request: request(10, from: 2, to: 1, .pending))))
+        #expect(try book().incoming.isEmpty, "the answer stays")
+
+        try store.applyEvent(event(7, ContactUpdated(contact: Contact(user: person(2, "Zoë"), remark: "", since: 5))))
+        try store.applyEvent(event(6, ContactUpdated(contact: zoe)))
+        #expect(try book().friends.map(\.user.nickname) == ["Zoë"], "the newer profile stays")
+        try store.applyEvent(event(9, ContactRemoved(userId: UserID(2))))
+        try store.applyEvent(event(8, ContactUpdated(contact: zoe)))
+        #expect(try book().friends.isEmpty, "the friendship stays ended")
+
+        try store.applyEvent(event(11, BlockRemoved(userId: UserID(3))))
+        try store.applyEvent(event(10, BlockAdded(blocked: BlockedUser(user: person(3, "max"), since: 9))))
+        #expect(try !book().hasBlocked(UserID(3)), "the block stays lifted")
+
+        let work = FriendGroup(id: FriendGroupID(7), name: "Work", createdAt: 1)
+        let play = FriendGroup(id: FriendGroupID(8), name: "Play", createdAt: 2)
+        try store.applyEvent(event(15, FriendGroupUpdated(group: play)))
+        try store.applyEvent(event(18, FriendGroupRemoved(groupId: work.id)))
+        try store.applyEvent(event(16, FriendGroupUpdated(group: work)))
+        let grouped = Contact(user: person(4, "ann"), remark: "", since: 5, groups: [work.id, play.id])
+        try store.applyEvent(event(17, ContactUpdated(contact: grouped)))
+        let after = try book()
+        #expect(after.groups.map(\.name) == ["Play"], "the group stays deleted")
+        #expect(after.friends.first?.groups == [play.id], "and out of an older contact.updated")
+    }
 }

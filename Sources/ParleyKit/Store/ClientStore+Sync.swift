@@ -65,13 +65,14 @@ extension ClientStore {
     }
 
     /// Applies one event; a recall in a conversation of `summarized` leaves its count of
-    /// unread mentions alone (see ``applySync(_:summarized:)``).
+    /// unread mentions alone (see ``applySync(_:summarized:replaying:)``).
     private static func apply(_ db: Database, _ event: UserEvent, summarized: Set<ConversationID> = []) throws
         -> StoreChanges
     {
-        // Events come in stream order, so the last one of a kind leaves the latest state; group
-        // events carry their seq so that one applied late never undoes a newer one; a message
-        // is replaced only by a newer form of it.
+        // Events come in stream order, so the last one of a kind leaves the latest state; group,
+        // settings and contact events carry their seq so that one applied late never undoes a
+        // newer one (contact events through `claim`); a message is replaced only by a newer
+        // form of it.
         switch event.body {
         case .readMoved(let moved):
             try markRead(db, moved.conversationId, upTo: moved.readSeq)
@@ -99,24 +100,31 @@ extension ClientStore {
             return try hideCleared(db, updated.conversationId)
         case .friendRequestUpdated(let updated):
             try noteContactEvent(db, seq: event.seq)
+            guard try claim(db, .request, updated.request.id.rawValue, seq: event.seq) else { break }
             try saveFriendRequest(db, updated.request)
         case .contactUpdated(let updated):
             try noteContactEvent(db, seq: event.seq)
-            try saveContact(db, updated.contact)
+            guard try claim(db, .friend, updated.contact.user.id.rawValue, seq: event.seq) else { break }
+            try saveContact(db, try withoutGroupsRemovedAfter(event.seq, updated.contact, db))
         case .contactRemoved(let removed):
             try noteContactEvent(db, seq: event.seq)
+            guard try claim(db, .friend, removed.userId.rawValue, seq: event.seq, removes: true) else { break }
             try removeContact(db, removed.userId)
         case .blockAdded(let added):
             try noteContactEvent(db, seq: event.seq)
+            guard try claim(db, .block, added.blocked.user.id.rawValue, seq: event.seq) else { break }
             try saveBlock(db, added.blocked)
         case .blockRemoved(let removed):
             try noteContactEvent(db, seq: event.seq)
+            guard try claim(db, .block, removed.userId.rawValue, seq: event.seq, removes: true) else { break }
             try removeBlock(db, removed.userId)
         case .friendGroupUpdated(let updated):
             try noteContactEvent(db, seq: event.seq)
+            guard try claim(db, .friendGroup, updated.group.id.rawValue, seq: event.seq) else { break }
             try saveFriendGroup(db, updated.group)
         case .friendGroupRemoved(let removed):
             try noteContactEvent(db, seq: event.seq)
+            guard try claim(db, .friendGroup, removed.groupId.rawValue, seq: event.seq, removes: true) else { break }
             try removeFriendGroup(db, removed.groupId)
         case .notificationsUpdated(let updated):
             try applyNotificationSettings(db, updated, seq: event.seq)
