@@ -120,10 +120,11 @@ extension ClientStoreTests {
         #expect(try store.contactBook(of: Self.owner, at: 0).friends.map(\.displayName) == ["Zoë"], "remark gone")
     }
 
-    /// Contact events applied out of order (pushes from several nodes): an older one about
-    /// the same request, friend, block or friend group never undoes a newer one, and a friend
-    /// group removed by a newer event stays out of an older `contact.updated`.
-    @Test func anOlderContactEventAppliedLateNeverUndoesANewerOne() throws {
+    /// Events applied out of order (pushes from several nodes): an older one about
+    /// the same request, friend, block, friend group or the user's own profile never undoes a
+    /// newer one, and a friend group removed by a newer event stays out of an older
+    /// `contact.updated`.
+    @Test func anOlderEventAppliedLateNeverUndoesANewerOne() throws {
         let store = try ClientStore(path: nil)
         func book() throws -> ContactBook { try store.contactBook(of: Self.owner, at: 100) }
         let zoe = Contact(user: person(2, "zoe"), remark: "", since: 5)
@@ -153,5 +154,12 @@ extension ClientStoreTests {
         let after = try book()
         #expect(after.groups.map(\.name) == ["Play"], "the group stays deleted")
         #expect(after.friends.first?.groups == [play.id], "and out of an older contact.updated")
+
+        let me = { (nickname: String) in
+            ProfileUpdated(account: Account(user: self.person(1, nickname), email: nil, phone: nil))
+        }
+        try store.applyEvent(event(20, me("Alice L.")))
+        try store.applyEvent(event(19, me("Alice")))
+        #expect(try store.user(Self.owner)?.nickname == "Alice L.", "the user's own newer profile stays")
     }
 }

@@ -41,35 +41,13 @@ extension ClientStore {
         if seq > noted ?? 0 { try setValue(db, String(seq), for: contactEventSeqKey) }
     }
 
-    /// What a contact event is about, with the id of that thing: a friend request (by its id),
-    /// a friend or a block (by the user's id), a friend group (by its id).
-    enum ContactTopic: String {
-        case request, friend, block
-        case friendGroup = "friend_group"
-    }
-
-    /// Records that event `seq` set `topic` `id` (or, with `removes`, removed it); false, and
-    /// nothing recorded, when an event with the same or a higher seq about it was applied
-    /// already: the event is then to be skipped.
-    static func claim(_ db: Database, _ topic: ContactTopic, _ id: Int64, seq: Int64, removes: Bool = false) throws
-        -> Bool
-    {
-        let applied = try Int64.fetchOne(
-            db, sql: "SELECT seq FROM contact_event_marks WHERE topic = ? AND id = ?", arguments: [topic.rawValue, id])
-        if let applied, applied >= seq { return false }
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO contact_event_marks (topic, id, seq, removed) VALUES (?, ?, ?, ?)",
-            arguments: [topic.rawValue, id, seq, removes])
-        return true
-    }
-
     /// `contact` as a `contact.updated` of `seq` left it, without the friend groups a newer
     /// event removed (their removal took them from every friend held, this one not yet).
     static func withoutGroupsRemovedAfter(_ seq: Int64, _ contact: Contact, _ db: Database) throws -> Contact {
         let removed = Set(
             try Int64.fetchAll(
-                db, sql: "SELECT id FROM contact_event_marks WHERE topic = ? AND removed = 1 AND seq > ?",
-                arguments: [ContactTopic.friendGroup.rawValue, seq]))
+                db, sql: "SELECT id FROM event_marks WHERE topic = ? AND removed = 1 AND seq > ?",
+                arguments: [EventTopic.friendGroup.rawValue, seq]))
         var kept = contact
         kept.groups.removeAll { removed.contains($0.rawValue) }
         return kept

@@ -71,7 +71,7 @@ extension ClientStore {
     {
         // Events come in stream order, so the last one of a kind leaves the latest state; group,
         // settings and contact events carry their seq so that one applied late never undoes a
-        // newer one (contact events through `claim`); a message is replaced only by a newer
+        // newer one (contact and profile events through `claim`); a message is replaced only by a newer
         // form of it.
         switch event.body {
         case .readMoved(let moved):
@@ -82,6 +82,7 @@ extension ClientStore {
         case .messagesDeleted(let deleted):
             return try hide(db, deleted.conversationId, seqs: deleted.seqs)
         case .profileUpdated(let updated):
+            guard try claim(db, .profile, updated.account.user.id.rawValue, seq: event.seq) else { break }
             try saveUser(db, updated.account.user)
         case .conversationUpdated(let updated):
             try applyProfile(db, updated, seq: event.seq)
@@ -132,6 +133,29 @@ extension ClientStore {
             break
         }
         return StoreChanges()
+    }
+
+    /// What an event kept in `event_marks` is about, with the id of that thing: a friend
+    /// request (by its id), a friend or a block (by the user's id), a friend group (by its
+    /// id), the user's own profile (by their id).
+    enum EventTopic: String {
+        case request, friend, block, profile
+        case friendGroup = "friend_group"
+    }
+
+    /// Records that event `seq` set `topic` `id` (or, with `removes`, removed it); false, and
+    /// nothing recorded, when an event with the same or a higher seq about it was applied
+    /// already: the event is then to be skipped.
+    static func claim(_ db: Database, _ topic: EventTopic, _ id: Int64, seq: Int64, removes: Bool = false) throws
+        -> Bool
+    {
+        let applied = try Int64.fetchOne(
+            db, sql: "SELECT seq FROM event_marks WHERE topic = ? AND id = ?", arguments: [topic.rawValue, id])
+        if let applied, applied >= seq { return false }
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO event_marks (topic, id, seq, removed) VALUES (?, ?, ?, ?)",
+            arguments: [topic.rawValue, id, seq, removes])
+        return true
     }
 
     /// `settings.updated`: the user's settings as they now stand, unless a newer event set them.

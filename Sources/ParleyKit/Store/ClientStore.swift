@@ -205,13 +205,13 @@ public final class ClientStore: Sendable {
                     ALTER TABLE conversations ADD COLUMN members_seq INTEGER NOT NULL DEFAULT 0;
                     """)
         }
-        // The seq of the newest contact event applied about each friend request, friend, block
-        // and friend group, and whether it removed the thing: an older event applied late (a
-        // push from another node, a replay) never undoes a newer one.
-        migrator.registerMigration("v15 contact event marks") { db in
+        // The seq of the newest event applied about each friend request, friend, block, friend
+        // group and the user's own profile, and whether it removed the thing: an older event
+        // applied late (a push from another node) never undoes a newer one.
+        migrator.registerMigration("v15 event marks") { db in
             try db.execute(
                 sql: """
-                    CREATE TABLE contact_event_marks (
+                    CREATE TABLE event_marks (
                         topic TEXT NOT NULL, id INTEGER NOT NULL, seq INTEGER NOT NULL, removed INTEGER NOT NULL,
                         PRIMARY KEY (topic, id)) WITHOUT ROWID
                     """)
