@@ -16,7 +16,7 @@ let testHTTPTimeout: Duration = .seconds(30)
 func makeClient(
     _ url: String, storePath: String? = nil, device: String = "test",
     http: any HTTPTransport = AsyncHTTPTransport(timeout: testHTTPTimeout),
-    realtime: any RealtimeTransport = NIOWebSocketTransport()
+    realtime: any RealtimeTransport = NIOWebSocketTransport(), requestTimeout: Duration = .seconds(2)
 ) throws -> ParleyClient {
     var configuration = ClientConfiguration(serverURL: url)
     configuration.connection.heartbeatInterval = .seconds(1)
@@ -24,7 +24,7 @@ func makeClient(
     configuration.connection.connectTimeout = .seconds(2)
     configuration.connection.initialBackoff = .milliseconds(50)
     configuration.connection.maxBackoff = .milliseconds(500)
-    configuration.requestTimeout = .seconds(2)
+    configuration.requestTimeout = requestTimeout
     configuration.sendTimeout = .seconds(600)
     configuration.deviceName = device
     return try ParleyClient(

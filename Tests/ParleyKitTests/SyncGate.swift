@@ -16,7 +16,13 @@ final class SyncGate: RealtimeTransport {
         var holding: Set<String> = []
         var held: [(String, AsyncStream<SocketEvent>.Continuation)] = []
         var dropped = 0
-        var events = 0
+        var requests = 0
+        var opened = 0
+        var events: [String] = []
+    }
+
+    private struct EventType: Decodable {
+        var type: String
     }
 
     private let inner = NIOWebSocketTransport()
@@ -34,8 +40,14 @@ final class SyncGate: RealtimeTransport {
     /// Sync requests swallowed so far.
     var droppedCount: Int { state.withLock { $0.dropped } }
 
-    /// `event` frames the server pushed so far.
-    var eventsPushed: Int { state.withLock { $0.events } }
+    /// The types of the events the server pushed so far (`settings.updated`, …), in order.
+    var eventsPushed: [String] { state.withLock { $0.events } }
+
+    /// Sync requests the device sent so far, swallowed ones included.
+    var requestCount: Int { state.withLock { $0.requests } }
+
+    /// Sockets opened so far.
+    var openCount: Int { state.withLock { $0.opened } }
 
     /// Lets the held answers through, after everything that came since.
     func release() {
@@ -47,13 +59,16 @@ final class SyncGate: RealtimeTransport {
     }
 
     func open(url: String) async throws -> any RealtimeSocket {
-        GatedSocket(try await inner.open(url: url), gate: self)
+        let socket = try await inner.open(url: url)
+        state.withLock { $0.opened += 1 }
+        return GatedSocket(socket, gate: self)
     }
 
     /// Whether a frame the device sends goes to the server.
     fileprivate func passes(_ text: String) -> Bool {
         guard let frame = IncomingFrame(text: text), frame.type == ClientFrameType.sync.rawValue else { return true }
         return state.withLock { state in
+            state.requests += 1
             if state.dropNext > 0 {
                 state.dropNext -= 1
                 state.dropped += 1
@@ -70,8 +85,10 @@ final class SyncGate: RealtimeTransport {
     /// Whether a frame the server sends reaches the device now (else it is held).
     fileprivate func delivers(_ text: String, to continuation: AsyncStream<SocketEvent>.Continuation) -> Bool {
         guard let frame = IncomingFrame(text: text) else { return true }
+        let eventType =
+            frame.type == ServerFrameType.event.rawValue ? (try? frame.payload(EventType.self))?.type : nil
         return state.withLock { state in
-            if frame.type == ServerFrameType.event.rawValue { state.events += 1 }
+            if let eventType { state.events.append(eventType) }
             guard let id = frame.id, state.holding.remove(id) != nil else { return true }
             state.held.append((text, continuation))
             return false

@@ -33,7 +33,7 @@ struct SQLiteSavepointTests {
     }
 
     /// A rejected write's rows are rolled back, and the writes before and after it in the
-    /// same transaction keep theirs, savepoint after savepoint on the same prepared statements.
+    /// same transaction keep theirs.
     @Test func aRejectedWritesRowsAreRolledBackAndTheOthersKept() async throws {
         let store = try SQLiteStore(path: temporaryDirectory() + "/savepoint-rows.sqlite")
         try await store.pool.write { db in try db.execute(sql: "CREATE TABLE probe (n INTEGER NOT NULL)") }

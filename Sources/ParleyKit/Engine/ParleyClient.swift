@@ -51,9 +51,13 @@ public actor ParleyClient {
     public nonisolated let twoFactor: TwoFactor
     private let time: TimeSource
     private var maintenance: Task<Void, Never>?
-    /// Whether the last catch-up failed to sync or to fetch what the device lacks: the
-    /// socket may have stayed up, so no reconnection would run it again.
-    private var catchUpDue = false
+    /// The catch-up under way: a later call waits for it, then runs its own.
+    private var catchingUp: Task<Void, Never>?
+    /// Catch-ups in a row that failed to sync or to fetch what the device lacks (0: the last
+    /// one completed). The socket may have stayed up, so no reconnection would run one again:
+    /// the maintenance tick does, after `ticksUntilCatchUp` more ticks.
+    package private(set) var catchUpFailures = 0
+    private var ticksUntilCatchUp = 0
 
     public init(
         configuration: ClientConfiguration, store: ClientStore, http: any HTTPTransport,
@@ -156,22 +160,39 @@ public actor ParleyClient {
 
     /// What happens after every (re)connection, on demand: sync from the cursor and fill
     /// holes, fetch the contact book if a snapshot sync left it unknown, the notification
-    /// preferences if it holds none, and the friends' presence (a failure leaves those to the
-    /// next catch-up, a second later while connected), then flush the send queue (last: it
-    /// may be uploading a large file).
+    /// preferences if it holds none, and the friends' presence, then flush the send queue
+    /// (last: it may be uploading a large file). One catch-up runs at a time: a call waits
+    /// for the one under way, then runs its own. When the sync or a fetch fails, the next
+    /// catch-up comes a second later while connected, then after waits that double up to a
+    /// minute, until one completes.
     public func catchUp() async {
-        catchUpDue = false
+        while let running = catchingUp {
+            await running.value
+            if catchingUp == running { catchingUp = nil }
+        }
+        let run = Task { await catchUpOnce() }
+        catchingUp = run
+        await run.value
+        if catchingUp == run { catchingUp = nil }
+    }
+
+    private func catchUpOnce() async {
         let synced = await sync.resync()
         let contactsFetched = (try? await contacts.refreshIfUnknown()) != nil
         let notificationsFetched = (try? await notifications.fetchIfUnknown()) != nil
         _ = try? await presence.refresh()
-        catchUpDue = !(synced && contactsFetched && notificationsFetched)
+        if synced && contactsFetched && notificationsFetched {
+            catchUpFailures = 0
+        } else {
+            catchUpFailures += 1
+            ticksUntilCatchUp = min(60, 1 << min(catchUpFailures - 1, 6)) - 1
+        }
         await sendQueue.flush()
     }
 
-    /// Once a second while online: catches up again if the last catch-up failed, retries
-    /// queued sends (an ack lost in a stalled network is retried without waiting for the next
-    /// reconnection) and expires overdue ones.
+    /// Once a second while online: catches up again when the last catch-up failed and its
+    /// wait is over, retries queued sends (an ack lost in a stalled network is retried
+    /// without waiting for the next reconnection) and expires overdue ones.
     private func startMaintenance() {
         maintenance?.cancel()
         let time = self.time
@@ -185,11 +206,11 @@ public actor ParleyClient {
     }
 
     private func maintain() async {
-        if catchUpDue, await connection.status == .connected {
-            await catchUp()
-        } else {
-            await sendQueue.flush()
+        if catchUpFailures > 0, await connection.status == .connected {
+            guard ticksUntilCatchUp > 0 else { return await catchUp() }
+            ticksUntilCatchUp -= 1
         }
+        await sendQueue.flush()
     }
 
     deinit { maintenance?.cancel() }

@@ -70,9 +70,9 @@ extension ClientStore {
         -> StoreChanges
     {
         // Events come in stream order, so the last one of a kind leaves the latest state; group,
-        // settings and contact events carry their seq so that one applied late never undoes a
-        // newer one (contact and profile events through `claim`); a message is replaced only by a newer
-        // form of it.
+        // settings, contact and profile events carry their seq so that one applied late never
+        // undoes a newer one (contact and profile events through `claim`); a message is
+        // replaced only by a newer form of it.
         switch event.body {
         case .readMoved(let moved):
             try markRead(db, moved.conversationId, upTo: moved.readSeq)
@@ -144,14 +144,16 @@ extension ClientStore {
     }
 
     /// Records that event `seq` set `topic` `id` (or, with `removes`, removed it); false, and
-    /// nothing recorded, when an event with the same or a higher seq about it was applied
-    /// already: the event is then to be skipped.
+    /// nothing recorded, when an event with a higher seq about it was applied already: the
+    /// event is then to be skipped. The same event again is applied again: what it carries
+    /// may have been overwritten meanwhile by writes that keep no seq (a profile that an
+    /// older friend request or an HTTP answer carried).
     static func claim(_ db: Database, _ topic: EventTopic, _ id: Int64, seq: Int64, removes: Bool = false) throws
         -> Bool
     {
         let applied = try Int64.fetchOne(
             db, sql: "SELECT seq FROM event_marks WHERE topic = ? AND id = ?", arguments: [topic.rawValue, id])
-        if let applied, applied >= seq { return false }
+        if let applied, applied > seq { return false }
         try db.execute(
             sql: "INSERT OR REPLACE INTO event_marks (topic, id, seq, removed) VALUES (?, ?, ?, ?)",
             arguments: [topic.rawValue, id, seq, removes])

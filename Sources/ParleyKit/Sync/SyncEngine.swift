@@ -75,14 +75,17 @@ public actor SyncEngine {
                 var query: [String: String] = ["limit": "200"]
                 query["cursor"] = cursor
                 let response: SyncResponse
+                let pushed: [UserEvent]
                 do {
                     syncRequestsInFlight += 1
-                    defer { syncRequestsInFlight -= 1 }
+                    defer {
+                        syncRequestsInFlight -= 1
+                        if syncRequestsInFlight == 0 { pushedDuringSync = [] }
+                    }
                     response = try await requests(
                         .sync, SyncRequest(cursor: cursor, limit: 200), http: .sync, query: query)
+                    pushed = pushedDuringSync
                 }
-                let pushed = pushedDuringSync
-                if syncRequestsInFlight == 0 { pushedDuringSync = [] }
                 summarized.formUnion(response.conversations.map(\.id))
                 await deliver(try store.applySync(response, summarized: summarized, replaying: pushed))
                 for conversation in response.conversations {

@@ -51,8 +51,9 @@ export class Client extends EventTarget {
     this.syncing = null;
     /** Events pushed while a sync page is fetched and applied: applied again after it. */
     this.pushedDuringSync = null;
-    /** The catch-up to run again, a second after one failed while online. */
+    /** The catch-up to run again after one failed while online, and how long it waits (ms). */
     this.catchUpTimer = null;
+    this.catchUpDelay = 0;
     this.openConversationId = null;
     /** The text of my messages recalled from this page, by message id: for "re-edit". */
     this.recalledTexts = new Map();
@@ -77,6 +78,7 @@ export class Client extends EventTarget {
   }
 
   async logout() {
+    clearTimeout(this.catchUpTimer);
     this.connection.stop();
     try {
       await this.api.request('DELETE', '/v1/session');
@@ -87,6 +89,7 @@ export class Client extends EventTarget {
   }
 
   endSession() {
+    clearTimeout(this.catchUpTimer);
     this.connection.stop();
     this.store.close();
     this.sessionEnded();
@@ -100,7 +103,8 @@ export class Client extends EventTarget {
 
   /**
    * Catches up after every (re)connection. One that fails while the socket stays up (an
-   * answer timed out) runs again a second later: no reconnection would run it.
+   * error answer, a refused fetch) runs again a second later, then after waits that double
+   * up to a minute: no reconnection would run it.
    */
   async afterReady() {
     clearTimeout(this.catchUpTimer);
@@ -109,12 +113,14 @@ export class Client extends EventTarget {
       await this.sync();
       await this.refreshContacts();
       await this.refreshPresence();
+      this.catchUpDelay = 0;
       this.flush();
     } catch (error) {
       if (!(error instanceof ApiError)) console.error(error);
+      this.catchUpDelay = Math.min(60000, Math.max(1000, this.catchUpDelay * 2));
       this.catchUpTimer = setTimeout(() => {
         if (this.connection.state === 'online') this.afterReady();
-      }, 1000);
+      }, this.catchUpDelay);
     }
   }
 
