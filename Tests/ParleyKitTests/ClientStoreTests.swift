@@ -92,6 +92,29 @@ import Testing
         #expect(try store.allMessages(in: id).map(\.seq) == [2])
     }
 
+    /// Notification preferences follow the newest `notifications.updated`, and a store that
+    /// kept that event's seq in `meta` (before v15) keeps it as the preferences' mark.
+    @Test func notificationPreferencesFollowTheNewestEventAcrossTheMoveOfTheirSeq() throws {
+        let path = temporaryDirectory() + "/before-marks.sqlite"
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try ClientStore.migrator.migrate(queue, upTo: "v1")
+            try queue.write { db in
+                try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('notifications.seq', '9')")
+            }
+        }
+        let store = try ClientStore(path: path)
+        func updated(_ seq: Int64, _ settings: NotificationSettings) -> UserEvent {
+            UserEvent(seq: seq, at: seq, NotificationsUpdated(settings: settings).body)
+        }
+        try store.applyEvent(updated(8, NotificationSettings(direct: false)))
+        #expect(try store.notificationSettings() == nil, "older than the event the store had applied")
+        try store.applyEvent(updated(11, NotificationSettings(group: false)))
+        try store.applyEvent(updated(10, NotificationSettings(direct: false)))
+        #expect(try store.notificationSettings() == NotificationSettings(group: false), "the newest stays")
+        #expect(try store.value("notifications.seq") == nil, "moved out of meta")
+    }
+
     @Test func aKnownDirectConversationIsFoundByThePeersUsernameInAnyCase() throws {
         let store = try ClientStore(path: nil)
         try store.saveUser(User(id: UserID(2), username: "Bob", nickname: "b", signature: "", createdAt: 0))

@@ -162,7 +162,8 @@ public actor ParleyClient {
     /// holes, fetch the contact book if a snapshot sync left it unknown, the notification
     /// preferences if it holds none, and the friends' presence, then flush the send queue
     /// (last: it may be uploading a large file). One catch-up runs at a time: a call waits
-    /// for the one under way, then runs its own. When the sync or a fetch fails, the next
+    /// for the one under way, then runs its own. When the sync, the contact book's fetch or
+    /// the preferences' fails (presence, held in memory, is left to the pushes), the next
     /// catch-up comes a second later while connected, then after waits that double up to a
     /// minute, until one completes.
     public func catchUp() async {

@@ -4,8 +4,6 @@ import ParleyCore
 /// The user's notification preferences as this device last heard them.
 extension ClientStore {
     static let notificationSettingsKey = "notifications.settings"
-    /// The seq of the `notifications.updated` event that last set them.
-    static let notificationSettingsSeqKey = "notifications.seq"
 
     /// The preferences this device holds; nil until fetched or heard of.
     public func notificationSettings() throws -> NotificationSettings? {
@@ -19,11 +17,7 @@ extension ClientStore {
 
     /// `notifications.updated`: the preferences as they now stand, unless a newer event set them.
     static func applyNotificationSettings(_ db: Database, _ updated: NotificationsUpdated, seq: Int64) throws {
-        let applied = try String.fetchOne(
-            db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [notificationSettingsSeqKey]
-        ).flatMap { Int64($0) }
-        guard seq > applied ?? 0 else { return }
+        guard try claim(db, .notifications, 0, seq: seq) else { return }
         try setValue(db, try JSONText.encode(updated.settings), for: notificationSettingsKey)
-        try setValue(db, String(seq), for: notificationSettingsSeqKey)
     }
 }

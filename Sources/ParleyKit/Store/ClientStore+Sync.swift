@@ -71,7 +71,7 @@ extension ClientStore {
     {
         // Events come in stream order, so the last one of a kind leaves the latest state; group,
         // settings, contact and profile events carry their seq so that one applied late never
-        // undoes a newer one (contact and profile events through `claim`); a message is
+        // undoes a newer one (contact, profile and notification events through `claim`); a message is
         // replaced only by a newer form of it.
         switch event.body {
         case .readMoved(let moved):
@@ -100,32 +100,27 @@ extension ClientStore {
             try applySettings(db, updated, seq: event.seq)
             return try hideCleared(db, updated.conversationId)
         case .friendRequestUpdated(let updated):
-            try noteContactEvent(db, seq: event.seq)
-            guard try claim(db, .request, updated.request.id.rawValue, seq: event.seq) else { break }
+            guard try claimContact(db, .request, updated.request.id.rawValue, seq: event.seq) else { break }
             try saveFriendRequest(db, updated.request)
         case .contactUpdated(let updated):
-            try noteContactEvent(db, seq: event.seq)
-            guard try claim(db, .friend, updated.contact.user.id.rawValue, seq: event.seq) else { break }
+            guard try claimContact(db, .friend, updated.contact.user.id.rawValue, seq: event.seq) else { break }
             try saveContact(db, try withoutGroupsRemovedAfter(event.seq, updated.contact, db))
         case .contactRemoved(let removed):
-            try noteContactEvent(db, seq: event.seq)
-            guard try claim(db, .friend, removed.userId.rawValue, seq: event.seq, removes: true) else { break }
+            guard try claimContact(db, .friend, removed.userId.rawValue, seq: event.seq, removes: true) else { break }
             try removeContact(db, removed.userId)
         case .blockAdded(let added):
-            try noteContactEvent(db, seq: event.seq)
-            guard try claim(db, .block, added.blocked.user.id.rawValue, seq: event.seq) else { break }
+            guard try claimContact(db, .block, added.blocked.user.id.rawValue, seq: event.seq) else { break }
             try saveBlock(db, added.blocked)
         case .blockRemoved(let removed):
-            try noteContactEvent(db, seq: event.seq)
-            guard try claim(db, .block, removed.userId.rawValue, seq: event.seq, removes: true) else { break }
+            guard try claimContact(db, .block, removed.userId.rawValue, seq: event.seq, removes: true) else { break }
             try removeBlock(db, removed.userId)
         case .friendGroupUpdated(let updated):
-            try noteContactEvent(db, seq: event.seq)
-            guard try claim(db, .friendGroup, updated.group.id.rawValue, seq: event.seq) else { break }
+            guard try claimContact(db, .friendGroup, updated.group.id.rawValue, seq: event.seq) else { break }
             try saveFriendGroup(db, updated.group)
         case .friendGroupRemoved(let removed):
-            try noteContactEvent(db, seq: event.seq)
-            guard try claim(db, .friendGroup, removed.groupId.rawValue, seq: event.seq, removes: true) else { break }
+            guard try claimContact(db, .friendGroup, removed.groupId.rawValue, seq: event.seq, removes: true) else {
+                break
+            }
             try removeFriendGroup(db, removed.groupId)
         case .notificationsUpdated(let updated):
             try applyNotificationSettings(db, updated, seq: event.seq)
@@ -137,9 +132,9 @@ extension ClientStore {
 
     /// What an event kept in `event_marks` is about, with the id of that thing: a friend
     /// request (by its id), a friend or a block (by the user's id), a friend group (by its
-    /// id), the user's own profile (by their id).
+    /// id), the user's own profile (by their id), their notification preferences (id 0).
     enum EventTopic: String {
-        case request, friend, block, profile
+        case request, friend, block, profile, notifications
         case friendGroup = "friend_group"
     }
 
@@ -158,6 +153,16 @@ extension ClientStore {
             sql: "INSERT OR REPLACE INTO event_marks (topic, id, seq, removed) VALUES (?, ?, ?, ?)",
             arguments: [topic.rawValue, id, seq, removes])
         return true
+    }
+
+    /// ``claim(_:_:_:seq:removes:)`` for a contact event, noted first for a whole fetch of the
+    /// contact book that may be under way (``noteContactEvent(_:seq:)``): even an event
+    /// skipped here came in while that fetch ran.
+    static func claimContact(_ db: Database, _ topic: EventTopic, _ id: Int64, seq: Int64, removes: Bool = false)
+        throws -> Bool
+    {
+        try noteContactEvent(db, seq: seq)
+        return try claim(db, topic, id, seq: seq, removes: removes)
     }
 
     /// `settings.updated`: the user's settings as they now stand, unless a newer event set them.

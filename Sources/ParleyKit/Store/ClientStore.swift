@@ -206,14 +206,18 @@ public final class ClientStore: Sendable {
                     """)
         }
         // The seq of the newest event applied about each friend request, friend, block, friend
-        // group and the user's own profile, and whether it removed the thing: an older event
-        // applied late (a push from another node) never undoes a newer one.
+        // group, the user's own profile and their notification preferences, and whether it
+        // removed the thing: an older event applied late (a push from another node) never
+        // undoes a newer one. The preferences' seq was a key of `meta` before.
         migrator.registerMigration("v15 event marks") { db in
             try db.execute(
                 sql: """
                     CREATE TABLE event_marks (
                         topic TEXT NOT NULL, id INTEGER NOT NULL, seq INTEGER NOT NULL, removed INTEGER NOT NULL,
-                        PRIMARY KEY (topic, id)) WITHOUT ROWID
+                        PRIMARY KEY (topic, id)) WITHOUT ROWID;
+                    INSERT INTO event_marks (topic, id, seq, removed)
+                        SELECT 'notifications', 0, CAST(value AS INTEGER), 0 FROM meta WHERE key = 'notifications.seq';
+                    DELETE FROM meta WHERE key = 'notifications.seq';
                     """)
         }
         return migrator
