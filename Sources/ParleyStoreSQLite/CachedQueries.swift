@@ -8,20 +8,60 @@ import GRDBSQLite
 /// members those two were a large part of the cost. Only for SQL whose text is one of a fixed
 /// set: every distinct text stays prepared for the connection's life.
 extension Database {
-    /// Executes constant SQL, prepared once per connection.
-    func run(_ sql: String, _ arguments: StatementArguments = []) throws {
-        try cachedStatement(sql: sql).execute(arguments: arguments)
+    /// Executes constant SQL, prepared once per connection, with `values` bound to its `?`
+    /// parameters in order; a SELECT's rows are not read. Only inside a transaction (see
+    /// ``stepped(_:_:_:)``).
+    func run(_ sql: String, _ values: [any StatementBinding] = []) throws {
+        _ = try stepped(sql, values) { _ in () }
     }
 
     /// The first row of constant SQL, read by `read` by column index straight from the
     /// statement; nil when there is none. No `Row` is made: GRDB builds a map of lowercased
     /// column names for every query it reads through rows, and a copied row is searched by
     /// name, which on the send path cost more than its queries' own reading.
-    func first<Value>(_ sql: String, _ arguments: StatementArguments, _ read: (Columns) throws -> Value) throws
+    func first<Value>(_ sql: String, _ values: [any StatementBinding], _ read: (Columns) throws -> Value) throws
         -> Value?
     {
-        let cursor = try ColumnsCursor(try cachedStatement(sql: sql), arguments: arguments)
-        return try withExtendedLifetime(cursor) { try cursor.next().map(read) }
+        try stepped(sql, values, read)
+    }
+
+    /// Binds `values` to the cached statement of `sql` and steps it, handing its first row,
+    /// if any, to `read`; the rest are not read.
+    ///
+    /// This goes to SQLite directly, past GRDB's `StatementArguments` (an array of
+    /// existentials made into `DatabaseValue`s, then bound by a closure per value) and the
+    /// observation bookkeeping it does around every statement: on the send path, where a
+    /// message runs about ten statements, those were more than SQLite's own work for them.
+    /// What that bookkeeping guards, this checks itself: the statement must run inside a
+    /// transaction (an aborted one, which SQLite rolled back on an I/O error, throws
+    /// `SQLITE_ABORT` instead of writing outside it), and it must not change the schema or a
+    /// transaction's state, which GRDB tracks (it is one of the fixed texts of the stores).
+    private func stepped<Value>(
+        _ sql: String, _ values: [any StatementBinding], _ read: (Columns) throws -> Value
+    ) throws -> Value? {
+        guard isInsideTransaction else {
+            throw DatabaseError(resultCode: .SQLITE_ABORT, message: "Transaction was aborted", sql: sql)
+        }
+        let handle = try cachedStatement(sql: sql).sqliteStatement
+        defer { sqlite3_reset(handle) }
+        precondition(
+            values.count == Int(sqlite3_bind_parameter_count(handle)), "\(values.count) values for: \(sql)")
+        for (offset, value) in values.enumerated() {
+            let code = value.bind(to: handle, at: CInt(offset + 1))
+            guard code == SQLITE_OK else { throw failure(code, sql) }
+        }
+        switch sqlite3_step(handle) {
+        // A statement with RETURNING made all its changes by its first row.
+        case SQLITE_ROW: return try read(Columns(statement: handle))
+        case SQLITE_DONE: return nil
+        case let code: throw failure(code, sql)
+        }
+    }
+
+    private func failure(_ code: CInt, _ sql: String) -> DatabaseError {
+        DatabaseError(
+            resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqliteConnection)), sql: sql
+        )
     }
 }
 
@@ -29,6 +69,8 @@ extension Database {
 /// until the statement steps again.
 struct Columns {
     fileprivate let statement: SQLiteStatement
+
+    fileprivate init(statement: SQLiteStatement) { self.statement = statement }
 
     /// The value in column `index`; throws when it is NULL where `Value` is not optional, or
     /// is of another type.
@@ -42,23 +84,6 @@ struct Columns {
             return value
         }
     }
-}
-
-/// Steps a statement and hands out its rows as ``Columns``; resets the statement when done
-/// with, as GRDB's own cursors do.
-private final class ColumnsCursor: DatabaseCursor {
-    typealias Element = Columns
-    let _statement: Statement
-    var _isDone = false
-
-    init(_ statement: Statement, arguments: StatementArguments) throws {
-        _statement = statement
-        try statement.setArguments(arguments)  // resets it first
-    }
-
-    deinit { sqlite3_reset(_statement.sqliteStatement) }
-
-    func _element(sqliteStatement: SQLiteStatement) -> Columns { Columns(statement: sqliteStatement) }
 }
 
 extension Row {

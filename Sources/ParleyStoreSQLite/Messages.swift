@@ -11,9 +11,10 @@ extension SQLiteStore {
     /// ``GroupCommit``, which publishes its changes only if the savepoint is kept).
     func append(_ db: Database, _ new: NewMessage) throws -> AppendResult {
         // The append path runs per message, so its statements are prepared once per connection.
-        let originalId = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT id FROM messages WHERE sender_id = ? AND client_msg_id = ?"),
-            arguments: [new.senderId.rawValue, new.clientMsgId])
+        let originalId = try db.first(
+            "SELECT id FROM messages WHERE sender_id = ? AND client_msg_id = ?",
+            [new.senderId.rawValue, new.clientMsgId]
+        ) { columns in try columns[0] as Int64 }
         if let originalId, let original = try Self.message(db, MessageID(originalId)) {
             return try SendRules.retry(
                 of: original, aimedAt: new.target,
@@ -69,9 +70,9 @@ extension SQLiteStore {
         }
         let message = try insert(db, new, into: conversationId, recipients: recipients, quote: quote)
         for userId in mentioned {
-            try db.cachedStatement(
-                sql: "INSERT INTO mentions (conversation_id, user_id, seq, sender_id) VALUES (?, ?, ?, ?)"
-            ).execute(arguments: [conversationId.rawValue, userId.rawValue, message.seq, new.senderId.rawValue])
+            try db.run(
+                "INSERT INTO mentions (conversation_id, user_id, seq, sender_id) VALUES (?, ?, ?, ?)",
+                [conversationId.rawValue, userId.rawValue, message.seq, new.senderId.rawValue])
         }
         return AppendResult(message: message, duplicate: false, recipients: recipients)
     }
@@ -100,21 +101,19 @@ extension SQLiteStore {
         quote: MessageQuote? = nil
     ) throws -> Message {
         let version = try nextVersion(db)
-        let seq = try Int64.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    UPDATE conversations SET max_seq = max_seq + 1, version = ?, last_activity_at = ?
-                    WHERE id = ? RETURNING max_seq
-                    """),
-            arguments: [version, new.sentAt, conversationId.rawValue])!
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO messages (conversation_id, seq, sender_id, client_msg_id, kind, content, sent_at,
-                    reply_to_id, quote, forwarded)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
-        ).execute(
-            arguments: [
+        let seq = try db.first(
+            """
+            UPDATE conversations SET max_seq = max_seq + 1, version = ?, last_activity_at = ?
+            WHERE id = ? RETURNING max_seq
+            """, [version, new.sentAt, conversationId.rawValue]
+        ) { columns in try columns[0] as Int64 }!
+        try db.run(
+            """
+            INSERT INTO messages (conversation_id, seq, sender_id, client_msg_id, kind, content, sent_at,
+                reply_to_id, quote, forwarded)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
                 conversationId.rawValue, seq, new.senderId.rawValue, new.clientMsgId, new.kind.rawValue,
                 new.contentJSON, new.sentAt, new.replyTo?.rawValue, try quote.map(JSONText.encode), new.forwarded,
             ])
@@ -126,10 +125,9 @@ extension SQLiteStore {
         if !new.fileIds.isEmpty { try Self.referenceFiles(db, new.fileIds, from: message.id) }
         // Sending implies having read everything before it; a notice of what someone did does not.
         if new.kind != .system {
-            try db.cachedStatement(
-                sql: "UPDATE members SET read_seq = ?, version = ? WHERE conversation_id = ? AND user_id = ?"
-            )
-            .execute(arguments: [seq, version, conversationId.rawValue, new.senderId.rawValue])
+            try db.run(
+                "UPDATE members SET read_seq = ?, version = ? WHERE conversation_id = ? AND user_id = ?",
+                [seq, version, conversationId.rawValue, new.senderId.rawValue])
         }
         publishAfterCommit(db, .message(message, recipients: recipients, origin: new.origin))
         return message

@@ -74,9 +74,9 @@ public final class SQLiteStore: ParleyStore {
 
     /// Allocates the next change version; every changed conversation or membership row gets one.
     func nextVersion(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(
-            db.cachedStatement(
-                sql: "UPDATE counters SET value = value + 1 WHERE name = 'change_version' RETURNING value"))!
+        try db.first("UPDATE counters SET value = value + 1 WHERE name = 'change_version' RETURNING value", []) {
+            columns in try columns[0] as Int64
+        }!
     }
 
     /// Publishes `change` once the current transaction commits (in commit order).

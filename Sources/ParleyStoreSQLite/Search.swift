@@ -151,8 +151,7 @@ extension SQLiteStore {
 
     /// Indexes a message stored just now.
     static func indexNew(_ db: Database, _ id: MessageID, folded: String) throws {
-        try db.cachedStatement(sql: "INSERT INTO message_search (rowid, folded) VALUES (?, ?)")
-            .execute(arguments: [id.rawValue, folded])
+        try db.run("INSERT INTO message_search (rowid, folded) VALUES (?, ?)", [id.rawValue, folded])
     }
 }
 
