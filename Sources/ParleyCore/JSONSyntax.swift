@@ -23,18 +23,47 @@ public enum JSONSyntax {
 
     /// Throws ``ParleyError`` `invalid_json` saying what is wrong and at which byte offset.
     public static func check(_ bytes: UnsafeRawBufferPointer) throws {
-        var scanner = Scanner(bytes: bytes)
-        scanner.skipWhitespace()
-        try scanner.value(depth: 0)
-        scanner.skipWhitespace()
-        guard scanner.atEnd else { throw scanner.fail("unexpected text after the JSON value") }
+        _ = try scan(bytes, reading: false)
     }
 
+    /// Checks `text` as ``check(_:)-(String)`` does and, in the same pass, reads it into a
+    /// ``JSONValue``, for the frames on the send path and stored content, where
+    /// `JSONDecoder`'s generic machinery cost more than the rest of reading them.
+    ///
+    /// The value is nil wherever this reading could differ from `JSONDecoder`'s: a number
+    /// that is not a plain integer within `Int64` (those go through `Decimal` there), or a
+    /// string with an escaped lone surrogate. The caller then decodes the text the usual way,
+    /// so the result and every error stay exactly as `JSONDecoder` has them.
+    public static func parse(_ text: String) throws -> JSONValue? {
+        var text = text
+        return try text.withUTF8 { try scan(UnsafeRawBufferPointer($0), reading: true) }
+    }
+
+    private static func scan(_ bytes: UnsafeRawBufferPointer, reading: Bool) throws -> JSONValue? {
+        var scanner = Scanner(bytes: bytes, reading: reading)
+        scanner.skipWhitespace()
+        let value = try scanner.value(depth: 0)
+        scanner.skipWhitespace()
+        guard scanner.atEnd else { throw scanner.fail("unexpected text after the JSON value") }
+        return scanner.readable ? value : nil
+    }
+
+    /// Checks a text byte by byte; when `reading`, also builds its value, as long as the
+    /// value stays ``readable``.
     private struct Scanner {
         let bytes: UnsafeRawBufferPointer
+        let reading: Bool
         var index = 0
+        /// False once something was met that only `JSONDecoder` reads exactly.
+        var readable = true
 
-        init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+        init(bytes: UnsafeRawBufferPointer, reading: Bool) {
+            self.bytes = bytes
+            self.reading = reading
+        }
+
+        /// Whether values are still being built.
+        var building: Bool { reading && readable }
 
         var atEnd: Bool { index >= bytes.count }
         var current: UInt8? { index < bytes.count ? bytes[index] : nil }
@@ -56,29 +85,46 @@ public enum JSONSyntax {
             index += count
         }
 
-        mutating func value(depth: Int) throws {
+        /// The value at `index`; nil unless ``building``.
+        mutating func value(depth: Int) throws -> JSONValue? {
             guard let byte = current else { throw fail("a value is missing") }
             switch byte {
-            case UInt8(ascii: "{"): try object(depth: depth + 1)
-            case UInt8(ascii: "["): try array(depth: depth + 1)
-            case UInt8(ascii: "\""): _ = try string()
-            case UInt8(ascii: "t"): try expect("true")
-            case UInt8(ascii: "f"): try expect("false")
-            case UInt8(ascii: "n"): try expect("null")
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
+            case UInt8(ascii: "{"): return try object(depth: depth + 1)
+            case UInt8(ascii: "["): return try array(depth: depth + 1)
+            case UInt8(ascii: "\""):
+                let text = try string()
+                return building ? read(text).map(JSONValue.string) : nil
+            case UInt8(ascii: "t"):
+                try expect("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try expect("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try expect("null")
+                return .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
             default: throw fail("unexpected character")
             }
         }
 
-        mutating func object(depth: Int) throws {
-            if try opensEmpty(depth: depth, closing: "}") { return }
+        mutating func object(depth: Int) throws -> JSONValue? {
+            if try opensEmpty(depth: depth, closing: "}") { return .object([:]) }
             var keys = KeySet()
+            var members: [String: JSONValue] = [:]
             while true {
                 skipWhitespace()
                 guard current == UInt8(ascii: "\"") else { throw fail("an object key must be a string") }
                 let keyStart = index
                 let key = try string()
-                guard keys.insert(key) else {
+                // While building, the members find a repeated key; the two compare keys alike.
+                let name = building ? read(key) : nil
+                if let name {
+                    guard members[name] == nil else {
+                        index = keyStart
+                        throw fail("duplicate key '\(name)'")
+                    }
+                } else if !keys.insert(key.decoded, after: members.keys) {
                     index = keyStart
                     throw fail("duplicate key '\(key.decoded)'")
                 }
@@ -86,18 +132,38 @@ public enum JSONSyntax {
                 guard current == UInt8(ascii: ":") else { throw fail("':' expected") }
                 index += 1
                 skipWhitespace()
-                try value(depth: depth)
-                if try closes(with: "}") { return }
+                let member = try value(depth: depth)
+                if let name {
+                    if let member, building {
+                        members[name] = member
+                    } else {
+                        _ = keys.insert(name, after: members.keys)  // the reading stopped in this member
+                    }
+                }
+                if try closes(with: "}") { return building ? .object(members) : nil }
             }
         }
 
-        mutating func array(depth: Int) throws {
-            if try opensEmpty(depth: depth, closing: "]") { return }
+        mutating func array(depth: Int) throws -> JSONValue? {
+            if try opensEmpty(depth: depth, closing: "]") { return .array([]) }
+            var elements: [JSONValue] = []
             while true {
                 skipWhitespace()
-                try value(depth: depth)
-                if try closes(with: "]") { return }
+                let element = try value(depth: depth)
+                if let element, building { elements.append(element) }
+                if try closes(with: "]") { return building ? .array(elements) : nil }
             }
+        }
+
+        /// The text of a string as `JSONDecoder` reads it; nil (and no longer ``readable``)
+        /// for an escaped lone surrogate, which `JSONDecoder` alone decides about.
+        mutating func read(_ raw: RawKey) -> String? {
+            guard raw.escaped else { return String(decoding: raw.bytes, as: UTF8.self) }
+            guard let text = raw.unescaped else {
+                readable = false
+                return nil
+            }
+            return text
         }
 
         /// Steps past an opening bracket; true when the object or array is empty (and its
@@ -163,8 +229,11 @@ public enum JSONSyntax {
             throw fail("unterminated string")
         }
 
-        /// A number, within the digits and exponent the server keeps exactly.
-        mutating func number() throws {
+        /// A number, within the digits and exponent the server keeps exactly; while
+        /// ``building``, its value when it is a plain integer within `Int64`, else nil (and no
+        /// longer ``readable``).
+        mutating func number() throws -> JSONValue? {
+            let start = index
             if current == UInt8(ascii: "-") { index += 1 }
             guard let first = current, first.isDigit else { throw fail("a digit expected") }
             if first == UInt8(ascii: "0"), index + 1 < bytes.count, bytes[index + 1].isDigit {
@@ -220,6 +289,15 @@ public enum JSONSyntax {
             {
                 throw fail("a number beyond 1e±\(maxExponent)")
             }
+            guard building else { return nil }
+            let digits = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+            guard digits.allSatisfy({ $0.isDigit || $0 == UInt8(ascii: "-") }),
+                let integer = Int64(String(decoding: digits, as: UTF8.self))
+            else {
+                readable = false
+                return nil
+            }
+            return .number(.integer(integer))
         }
 
         private func note(
@@ -247,14 +325,79 @@ public enum JSONSyntax {
             guard escaped else { return raw }
             return (try? JSONText.decode(String.self, from: "\"\(raw)\"")) ?? raw
         }
+
+        /// The text with its escapes (already checked) read; nil for an escaped lone
+        /// surrogate.
+        var unescaped: String? {
+            var scalars: [UInt8] = []
+            scalars.reserveCapacity(bytes.count)
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                index += 1
+                guard byte == UInt8(ascii: "\\") else {
+                    scalars.append(byte)
+                    continue
+                }
+                let escaped = bytes[index]
+                index += 1
+                switch escaped {
+                case UInt8(ascii: "b"): scalars.append(0x08)
+                case UInt8(ascii: "f"): scalars.append(0x0C)
+                case UInt8(ascii: "n"): scalars.append(0x0A)
+                case UInt8(ascii: "r"): scalars.append(0x0D)
+                case UInt8(ascii: "t"): scalars.append(0x09)
+                case UInt8(ascii: "u"):
+                    guard let scalar = unicodeEscape(at: &index) else { return nil }
+                    scalars.append(contentsOf: String(Character(scalar)).utf8)
+                default: scalars.append(escaped)  // '"', '\\' and '/'
+                }
+            }
+            return String(decoding: scalars, as: UTF8.self)
+        }
+
+        /// The scalar of a `\u` escape whose four digits start at `index` (the `\u` read),
+        /// joining a surrogate pair.
+        private func unicodeEscape(at index: inout Int) -> Unicode.Scalar? {
+            let high = hex4(at: &index)
+            guard (0xD800...0xDBFF).contains(high) else { return Unicode.Scalar(high) }
+            guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else { return nil }
+            index += 2
+            let low = hex4(at: &index)
+            guard (0xDC00...0xDFFF).contains(low) else { return nil }
+            return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+        }
+
+        private func hex4(at index: inout Int) -> UInt32 {
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                let byte = bytes[index]
+                index += 1
+                let digit =
+                    byte <= UInt8(ascii: "9")
+                    ? byte - UInt8(ascii: "0") : (byte | 0x20) - UInt8(ascii: "a") + 10
+                value = value << 4 | UInt32(digit)
+            }
+            return value
+        }
     }
 
     /// The keys of one object so far, compared as Swift strings (canonical equivalence, as
     /// Foundation's decoder compares them: "café" precomposed and decomposed are one key).
     struct KeySet {
         private var keys = Set<String>()
+        private var holdsEarlier = false
 
-        mutating func insert(_ key: RawKey) -> Bool { keys.insert(key.decoded).inserted }
+        /// False when `key` (escapes resolved) is there already, or among `earlier`: the keys
+        /// of the members read before the reading of the object stopped.
+        mutating func insert(_ key: String, after earlier: Dictionary<String, JSONValue>.Keys) -> Bool {
+            if !holdsEarlier {
+                keys.formUnion(earlier)
+                holdsEarlier = true
+            }
+            return keys.insert(key).inserted
+        }
     }
 }
 

@@ -15,11 +15,11 @@ public enum JSONText {
     }
 
     /// Decodes a stored ``JSONValue`` (a message's content) to what `JSONDecoder` reads: in
-    /// one pass (``JSONValueParser``) once ``JSONSyntax`` accepts the text, else, and where
-    /// the parser declines, with `JSONDecoder`. A first sync page decodes a hundred last
-    /// messages, and `JSONDecoder` was a tenth of a login.
+    /// the one pass of ``JSONSyntax/parse(_:)`` where it reads the value, else with
+    /// `JSONDecoder`. A first sync page decodes a hundred last messages, and `JSONDecoder`
+    /// was a tenth of a login.
     public static func decodeValue(from text: String) throws -> JSONValue {
-        if (try? JSONSyntax.check(text)) != nil, let value = JSONValueParser.parse(text) { return value }
+        if let value = try? JSONSyntax.parse(text) { return value }
         return try decode(JSONValue.self, from: text)
     }
 

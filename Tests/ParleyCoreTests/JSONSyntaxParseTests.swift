@@ -2,9 +2,10 @@ import Foundation
 import ParleyCore
 import Testing
 
-/// ``JSONValueParser`` and ``FastDecodable`` either read a text exactly as `JSONDecoder`
-/// does or decline (nil), so the usual decoding, with its errors, takes over.
-struct JSONValueParserTests {
+/// ``JSONSyntax/parse(_:)`` and ``FastDecodable`` either read a text exactly as `JSONDecoder`
+/// does or decline (nil), so the usual decoding, with its errors, takes over; and the parse
+/// rejects exactly what the check rejects, with the same error.
+struct JSONSyntaxParseTests {
     static let texts: [String] = [
         #"{}"#, #"[]"#, #" { "a" : [ 1 , -2 , 0 , -0 , 9223372036854775807 , -9223372036854775808 ] } "#,
         #"{"s":"plain","e":"q\" b\\ s\/ \b\f\n\r\t","u":"\u00e9\u6c49\ud83d\ude42\u0000"}"#,
@@ -20,13 +21,33 @@ struct JSONValueParserTests {
         for text in Self.texts {
             try JSONSyntax.check(text)
             let reference = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
-            guard let parsed = JSONValueParser.parse(text) else {
+            guard let parsed = try JSONSyntax.parse(text) else {
                 declined += 1
                 continue
             }
             #expect(parsed == reference, "\(text)")
         }
         #expect(declined == 7)
+    }
+
+    /// Reading a value changes nothing of what is rejected: each text fails the parse with
+    /// the check's error, including a repeated key found after the reading stopped (at an
+    /// unreadable number or surrogate) and one found while it went on.
+    @Test func theParseRejectsWhatTheCheckRejectsWithTheSameError() throws {
+        let rejected = [
+            #"{"a":1,"a":2}"#, #"{"a":1,"b":1.5,"a":2}"#, #"{"a":1.5,"a":2}"#, #"{"\u0061":1,"a":2}"#,
+            #"{"a":"\ud800","b":1,"a":2}"#, #"{"\ud800":1,"\ud800":2}"#, #"[1,2,]"#, #"{"a":01}"#, #"{"a":1} x"#,
+            #"{"a":"\x"}"#, #"{"a":tru}"#, #"[1e999]"#, "{\"a\":\"\u{1}\"}", #"{"a":[{"b":-}]}"#, "",
+        ]
+        for text in rejected {
+            var checkError: String?
+            do { try JSONSyntax.check(text) } catch { checkError = "\(error)" }
+            var parseError: String?
+            do { _ = try JSONSyntax.parse(text) } catch { parseError = "\(error)" }
+            #expect(checkError != nil, "\(text)")
+            #expect(parseError == checkError, "\(text)")
+        }
+        #expect(throws: (any Error).self) { try JSONSyntax.parse(#"{"a":1,"b":1.5,"a":2}"#) }
     }
 
     /// Stored values (a message's content) take the parser where it reads them as
@@ -79,7 +100,7 @@ struct JSONValueParserTests {
         _ payloads: [(String, Bool)], same: (Payload, Payload) -> Bool
     ) throws {
         for (text, readable) in payloads {
-            let fast = JSONValueParser.parse(text).flatMap { value -> Payload? in
+            let fast = try JSONSyntax.parse(text).flatMap { value -> Payload? in
                 guard case .object(let object) = value else { return nil }
                 return Payload(fastFrom: object)
             }

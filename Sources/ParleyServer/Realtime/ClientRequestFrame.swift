@@ -38,11 +38,12 @@ struct ClientRequestFrame: StrictDecodable {
         self.request = request
     }
 
-    /// The frame read without `JSONDecoder` from syntax-checked `text`, when it is a plainly
-    /// valid frame whose handler reads its payload that way (``FrameHandler/fast``); nil
-    /// otherwise, and the frame is then decoded the usual way, errors and all.
-    static func fast(_ text: String, handlers: FrameHandlers) -> ClientRequestFrame? {
-        guard case .object(let envelope)? = JSONValueParser.parse(text),
+    /// The frame read without `JSONDecoder` from `value` (what ``JSONSyntax/parse(_:)`` read),
+    /// when it is a plainly valid frame whose handler reads its payload that way
+    /// (``FrameHandler/fast``); nil otherwise, and the frame is then decoded the usual way,
+    /// errors and all.
+    static func fast(_ value: JSONValue?, handlers: FrameHandlers) -> ClientRequestFrame? {
+        guard case .object(let envelope)? = value,
             case .string(let type)? = envelope["type"], case .object(let payload)? = envelope["payload"],
             let fast = handlers.handler(for: type)?.fast
         else { return nil }

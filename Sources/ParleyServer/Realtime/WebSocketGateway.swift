@@ -11,7 +11,7 @@ import ParleyStore
 /// frame goes to the feature that registered it in ``FrameHandlers``. Requests on one socket
 /// are answered one after another (``RequestInbox``), so a client's sends into a
 /// conversation keep their order. Pushes come from the ``ConnectionHub``.
-struct WebSocketGateway: Sendable {
+final class WebSocketGateway: Sendable {
     let hub: ConnectionHub
     let fanOut: any FanOut
     let accounts: AccountService
@@ -95,9 +95,8 @@ struct WebSocketGateway: Sendable {
         }
         let frame: ClientRequestFrame
         do {
-            try JSONSyntax.check(text)
             frame =
-                try ClientRequestFrame.fast(text, handlers: handlers)
+                try ClientRequestFrame.fast(JSONSyntax.parse(text), handlers: handlers)
                 ?? frameDecoder.decode(Strict<ClientRequestFrame>.self, from: Data(text.utf8)).value
         } catch {
             reply(connection, .error, id: nil, ParleyError(decoding: error))
