@@ -27,7 +27,7 @@ public enum JSONSyntax {
     }
 
     /// Checks `text` as ``check(_:)-(String)`` does and, in the same pass, reads it into a
-    /// ``JSONValue``, for the frames on the send path and stored content, where
+    /// ``JSONValue``, for every WebSocket frame and stored content, where
     /// `JSONDecoder`'s generic machinery cost more than the rest of reading them.
     ///
     /// The value is nil wherever this reading could differ from `JSONDecoder`'s: a number

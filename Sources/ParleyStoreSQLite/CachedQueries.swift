@@ -32,29 +32,40 @@ extension Database {
     /// existentials made into `DatabaseValue`s, then bound by a closure per value) and the
     /// observation bookkeeping it does around every statement: on the send path, where a
     /// message runs about ten statements, those were more than SQLite's own work for them.
-    /// What that bookkeeping guards, this checks itself: the statement must run inside a
-    /// transaction (an aborted one, which SQLite rolled back on an I/O error, throws
-    /// `SQLITE_ABORT` instead of writing outside it), and it must not change the schema or a
-    /// transaction's state, which GRDB tracks (it is one of the fixed texts of the stores).
+    /// Of what that bookkeeping guards, this keeps one rule itself: the statement must run
+    /// inside a transaction, so a write after SQLite rolled the transaction back on an I/O
+    /// error throws `SQLITE_ABORT` instead of committing by itself. The rest is the caller's
+    /// to keep: only DML and queries (never a statement that changes the schema or a
+    /// transaction's state, which GRDB tracks), in accesses that need no check for a
+    /// cancelled task (GRDB's interrupt still ends one: its COMMIT throws).
     private func stepped<Value>(
         _ sql: String, _ values: [any StatementBinding], _ read: (Columns) throws -> Value
     ) throws -> Value? {
         guard isInsideTransaction else {
             throw DatabaseError(resultCode: .SQLITE_ABORT, message: "Transaction was aborted", sql: sql)
         }
-        let handle = try cachedStatement(sql: sql).sqliteStatement
-        defer { sqlite3_reset(handle) }
-        precondition(
-            values.count == Int(sqlite3_bind_parameter_count(handle)), "\(values.count) values for: \(sql)")
-        for (offset, value) in values.enumerated() {
-            let code = value.bind(to: handle, at: CInt(offset + 1))
-            guard code == SQLITE_OK else { throw failure(code, sql) }
-        }
-        switch sqlite3_step(handle) {
-        // A statement with RETURNING made all its changes by its first row.
-        case SQLITE_ROW: return try read(Columns(statement: handle))
-        case SQLITE_DONE: return nil
-        case let code: throw failure(code, sql)
+        let statement = try cachedStatement(sql: sql)
+        return try withExtendedLifetime(statement) {
+            let handle = statement.sqliteStatement
+            defer {
+                sqlite3_reset(handle)
+                sqlite3_clear_bindings(handle)  // no copy of the last message stays behind
+            }
+            guard values.count == Int(sqlite3_bind_parameter_count(handle)) else {
+                throw DatabaseError(
+                    resultCode: .SQLITE_MISUSE, message: "wrong number of statement arguments: \(values.count)",
+                    sql: sql)
+            }
+            for (offset, value) in values.enumerated() {
+                let code = value.bind(to: handle, at: CInt(offset + 1))
+                guard code == SQLITE_OK else { throw failure(code, sql) }
+            }
+            switch sqlite3_step(handle) {
+            // A statement with RETURNING made all its changes by its first row.
+            case SQLITE_ROW: return try read(Columns(statement: handle))
+            case SQLITE_DONE: return nil
+            case let code: throw failure(code, sql)
+            }
         }
     }
 

@@ -58,14 +58,17 @@ struct SQLiteDirectStatementTests {
             #expect(error?.resultCode == .SQLITE_CONSTRAINT)
             #expect(error?.sql == "INSERT INTO probe (n) VALUES (?)")
             try db.run("INSERT INTO probe (n) VALUES (?)", [Int64(2)])
+            let misuse = #expect(throws: DatabaseError.self) { try db.run("INSERT INTO probe (n) VALUES (?)", []) }
+            #expect(misuse?.resultCode == .SQLITE_MISUSE)
         }
         let kept = try await store.pool.read { db in try Int64.fetchAll(db, sql: "SELECT n FROM probe ORDER BY n") }
         #expect(kept == [1, 2])
         try store.close()
     }
 
-    /// Outside a transaction (one SQLite rolled back on an I/O error included) a write would
-    /// commit by itself: it is refused, and nothing is written.
+    /// Outside a transaction a write would commit by itself: it is refused, and nothing is
+    /// written. (A transaction SQLite rolled back on an I/O error leaves the connection the
+    /// same way; that error itself is not produced here.)
     @Test func outsideATransactionNothingIsWritten() async throws {
         let store = try await store("direct-autocommit")
         try await store.pool.writeWithoutTransaction { db in
