@@ -85,7 +85,9 @@ public enum JSONSyntax {
             index += count
         }
 
-        /// The value at `index`; nil unless ``building``.
+        /// The value at `index`, for a caller that is ``building``: nil where its reading
+        /// stopped, and not to be used when not building (literals and empty containers are
+        /// returned either way).
         mutating func value(depth: Int) throws -> JSONValue? {
             guard let byte = current else { throw fail("a value is missing") }
             switch byte {
