@@ -5,7 +5,7 @@ import ParleyStore
 extension SQLiteStore {
     public func createUser(_ user: NewUser) async throws -> UserRecord {
         do {
-            return try await pool.write { db in
+            return try await write { db in
                 try db.execute(
                     sql: """
                         INSERT INTO users (username, username_key, email, phone, password_hash, nickname, created_at,
@@ -53,7 +53,7 @@ extension SQLiteStore {
     }
 
     public func updateProfile(userId: UserID, _ update: ProfileUpdate, at now: Int64) async throws -> UserRecord {
-        try await pool.write { db in
+        try await write { db in
             guard let user = try Self.fetchUser(db, id: userId)?.updated(by: update) else {
                 throw ParleyError(.userNotFound, "No such user.")
             }
@@ -76,7 +76,7 @@ extension SQLiteStore {
     public func changePassword(of userId: UserID, to hash: String, keeping session: SessionID, at now: Int64)
         async throws -> Int
     {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: "UPDATE users SET password_hash = ? WHERE id = ?", arguments: [hash, userId.rawValue])
             guard db.changesCount == 1 else { throw ParleyError(.userNotFound, "No such user.") }
@@ -92,7 +92,7 @@ extension SQLiteStore {
     }
 
     public func deleteAccount(_ userId: UserID, at now: Int64) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             let name = DeletedAccount.username(of: userId)
             try db.execute(
                 sql: """
@@ -123,7 +123,7 @@ extension SQLiteStore {
     public func updatePrivacy(userId: UserID, _ update: UpdatePrivacyRequest, at now: Int64) async throws
         -> UserRecord
     {
-        try await pool.write { db in
+        try await write { db in
             guard var user = try Self.fetchUser(db, id: userId) else {
                 throw ParleyError(.userNotFound, "No such user.")
             }

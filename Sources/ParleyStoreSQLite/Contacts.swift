@@ -6,7 +6,7 @@ extension SQLiteStore {
     public func requestFriend(
         from requester: UserID, to userId: UserID, message: String, at now: Int64, expiresAt: Int64
     ) async throws -> FriendRequest {
-        try await pool.write { db in
+        try await write { db in
             let existing = try Self.friendRequest(db, from: requester, to: userId)
             let facts = ContactRules.RequestFacts(
                 requester: requester, targetId: userId, target: try Self.fetchUser(db, id: userId),
@@ -47,7 +47,7 @@ extension SQLiteStore {
     public func answerFriendRequest(
         _ id: FriendRequestID, by userId: UserID, _ answer: FriendRequestAnswer, at now: Int64
     ) async throws -> FriendRequest {
-        try await pool.write { db in
+        try await write { db in
             let request = try Row.fetchOne(
                 db, sql: "SELECT * FROM friend_requests WHERE id = ?", arguments: [id.rawValue]
             ).map(FriendRequestRecord.init(row:))
@@ -125,7 +125,7 @@ extension SQLiteStore {
     public func updateContact(
         of owner: UserID, _ friend: UserID, remark: String?, groups: [FriendGroupID]?, at now: Int64
     ) async throws -> Contact {
-        try await pool.write { db in
+        try await write { db in
             guard try Self.areFriends(db, owner, friend) else {
                 throw ParleyError(.contactNotFound, "User \(friend) is not your friend.")
             }
@@ -158,7 +158,7 @@ extension SQLiteStore {
     }
 
     public func createFriendGroup(of owner: UserID, name: String, at now: Int64) async throws -> FriendGroup {
-        try await pool.write { db in
+        try await write { db in
             try ContactRules.checkFriendGroup(
                 named: name, others: try Self.groupNames(db, of: owner, except: nil), creating: true)
             try db.execute(
@@ -173,7 +173,7 @@ extension SQLiteStore {
     public func renameFriendGroup(_ id: FriendGroupID, of owner: UserID, name: String, at now: Int64) async throws
         -> FriendGroup
     {
-        try await pool.write { db in
+        try await write { db in
             guard
                 var group = try Row.fetchOne(
                     db, sql: "SELECT * FROM friend_groups WHERE id = ? AND owner_id = ?",
@@ -190,7 +190,7 @@ extension SQLiteStore {
     }
 
     public func deleteFriendGroup(_ id: FriendGroupID, of owner: UserID, at now: Int64) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql:
                     "DELETE FROM friend_group_members WHERE group_id = (SELECT id FROM friend_groups WHERE id = ? AND owner_id = ?)",
@@ -206,7 +206,7 @@ extension SQLiteStore {
     }
 
     public func removeContact(of owner: UserID, _ friend: UserID, at now: Int64) async throws {
-        try await pool.write { db in
+        try await write { db in
             guard try self.unfriend(db, owner, friend, at: now) else {
                 throw ParleyError(.contactNotFound, "User \(friend) is not your friend.")
             }
@@ -218,7 +218,7 @@ extension SQLiteStore {
     }
 
     public func block(_ userId: UserID, by blocker: UserID, at now: Int64) async throws -> BlockedUser {
-        try await pool.write { db in
+        try await write { db in
             guard userId != blocker else { throw ParleyError(.invalidField, "You cannot block yourself.") }
             guard let user = try Self.fetchUser(db, id: userId)?.user else {
                 throw ParleyError(.userNotFound, "User \(userId) does not exist.")
@@ -271,7 +271,7 @@ extension SQLiteStore {
     }
 
     public func unblock(_ userId: UserID, by blocker: UserID, at now: Int64) async throws {
-        try await pool.write { db in
+        try await write { db in
             guard try Self.fetchUser(db, id: userId) != nil else {
                 throw ParleyError(.userNotFound, "User \(userId) does not exist.")
             }

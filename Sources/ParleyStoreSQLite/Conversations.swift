@@ -6,7 +6,7 @@ extension SQLiteStore {
     public func openDirectConversation(between userId: UserID, and peerId: UserID, at now: Int64) async throws
         -> ConversationSummary
     {
-        try await pool.write { db in
+        try await write { db in
             let id = try self.directConversation(db, between: userId, and: peerId, at: now).id
             return try Self.summary(db, id, for: userId)
         }
@@ -39,7 +39,7 @@ extension SQLiteStore {
     public func createGroup(name: String, ownerId: UserID, memberIds: [UserID], memberLimit: Int, at now: Int64)
         async throws -> ConversationSummary
     {
-        try await pool.write { db in
+        try await write { db in
             let others = ConversationRules.groupMembers(owner: ownerId, requested: memberIds)
             try ConversationRules.requireExisting(others, existing: try Self.existingUsers(db, others))
             try ContactRules.checkCanAdd(blocked: try Self.blocked(db, between: ownerId, and: others))

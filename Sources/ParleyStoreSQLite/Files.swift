@@ -16,7 +16,7 @@ extension SQLiteStore {
     }
 
     public func claimFile(_ fileId: String, by userId: UserID, at now: Int64) async throws {
-        try await pool.write { db in try Self.claim(db, fileId, by: userId, at: now) }
+        try await write { db in try Self.claim(db, fileId, by: userId, at: now) }
     }
 
     private static func claim(_ db: Database, _ fileId: String, by userId: UserID, at now: Int64) throws {
@@ -51,7 +51,7 @@ extension SQLiteStore {
     }
 
     public func createUpload(_ upload: UploadRecord) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: """
                     INSERT INTO uploads (id, user_id, sha256, size, mime_type, name, kind, chunk_size, created_at,
@@ -72,7 +72,7 @@ extension SQLiteStore {
     }
 
     public func recordChunk(of uploadId: String, at offset: Int64, length: Int64) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: """
                     INSERT INTO upload_chunks (upload_id, chunk_start, length) SELECT id, ?, ? FROM uploads WHERE id = ?
@@ -94,7 +94,7 @@ extension SQLiteStore {
     public func completeUpload(_ upload: UploadRecord, as file: StoredFile, at now: Int64) async throws
         -> (file: StoredFile, created: Bool)
     {
-        try await pool.write { db in
+        try await write { db in
             var result = (file: file, created: true)
             if let existing = try Row.fetchOne(
                 db, sql: "SELECT * FROM files WHERE sha256 = ?", arguments: [file.sha256]
@@ -115,7 +115,7 @@ extension SQLiteStore {
     }
 
     public func deleteUpload(_ id: String) async throws {
-        try await pool.write { db in try db.execute(sql: "DELETE FROM uploads WHERE id = ?", arguments: [id]) }
+        try await write { db in try db.execute(sql: "DELETE FROM uploads WHERE id = ?", arguments: [id]) }
     }
 
     public func expiredUploads(at now: Int64, limit: Int) async throws -> [UploadRecord] {
@@ -156,7 +156,7 @@ extension SQLiteStore {
     }
 
     public func forgetFile(_ fileId: String, releasedBefore cutoff: Int64) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: "DELETE FROM files AS f WHERE f.id = ? AND f.released_at < ? AND \(Self.unreferenced)",
                 arguments: [fileId, cutoff])
@@ -165,7 +165,7 @@ extension SQLiteStore {
     }
 
     public func sharedSecret(_ name: String, proposing proposed: String) async throws -> String {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO server_secrets (name, value) VALUES (?, ?)", arguments: [name, proposed])
             return try String.fetchOne(db, sql: "SELECT value FROM server_secrets WHERE name = ?", arguments: [name])!

@@ -23,6 +23,9 @@ final class GroupCommit: Sendable {
 
     init(maxBatch: Int = 256) { self.maxBatch = maxBatch }
 
+    /// How many writes wait for the next transaction.
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
     /// Runs `body` in the next transaction, in a savepoint of its own, and answers once that
     /// transaction committed.
     func write<T: Sendable>(to store: SQLiteStore, _ body: @escaping @Sendable (Database) throws -> T)
@@ -63,7 +66,7 @@ final class GroupCommit: Sendable {
             }
             guard !batch.isEmpty else { return }
             do {
-                try await store.pool.write { db in
+                try await store.write { db in
                     for waiting in batch { waiting.write(db) }
                 }
                 for waiting in batch { waiting.answer(nil) }

@@ -7,7 +7,7 @@ extension SQLiteStore {
     public func changeGroup(_ id: ConversationID, _ change: GroupChange, by actorId: UserID, at now: Int64)
         async throws -> GroupOutcome
     {
-        try await pool.write { db in
+        try await write { db in
             let state = try self.groupState(db, id, for: change, by: actorId)
             let (effects, decided) = try GroupRules.decide(change, in: state, by: actorId, at: now)
             var outcome = decided

@@ -19,7 +19,7 @@ extension SQLiteStore {
     public func changeMessage(
         _ id: MessageID, _ change: MessageChange, by userId: UserID, windows: MessageWindows, at now: Int64
     ) async throws -> Message {
-        try await pool.write { db in
+        try await write { db in
             let message = try Self.readableMessage(db, id, by: userId)
             let conversation = try Row.fetchOne(
                 db, sql: "SELECT kind, dissolved_at, mute_all FROM conversations WHERE id = ?",
@@ -89,7 +89,7 @@ extension SQLiteStore {
     public func deleteMessages(_ seqs: [Int64], in conversationId: ConversationID, for userId: UserID, at now: Int64)
         async throws -> MessagesDeleted
     {
-        try await pool.write { db in
+        try await write { db in
             let deleted = try MessageRules.seqsToDelete(
                 seqs, readableUpTo: try Self.readableUpTo(db, conversationId, for: userId))
             for seq in deleted {

@@ -18,7 +18,7 @@ extension SQLiteStore {
     public func updateNotificationSettings(
         of userId: UserID, _ update: UpdateNotificationSettingsRequest, at now: Int64
     ) async throws -> NotificationSettings {
-        try await pool.write { db in
+        try await write { db in
             let current = try Self.notificationSettings(db, of: userId)
             let next = current.updated(by: update)
             guard next != current else { return current }
@@ -34,7 +34,7 @@ extension SQLiteStore {
         _ request: RegisterPushTokenRequest, for sessionId: SessionID, of userId: UserID, at now: Int64
     ) async throws -> PushToken {
         let token = PushToken(request, at: now)
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: "DELETE FROM push_tokens WHERE platform = ? AND token = ?",
                 arguments: [token.platform.rawValue, token.token])
@@ -60,13 +60,13 @@ extension SQLiteStore {
     }
 
     public func removePushToken(of sessionId: SessionID) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(sql: "DELETE FROM push_tokens WHERE session_id = ?", arguments: [sessionId.rawValue])
         }
     }
 
     public func removePushToken(_ token: String, platform: PushPlatform) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: "DELETE FROM push_tokens WHERE platform = ? AND token = ?", arguments: [platform.rawValue, token])
         }

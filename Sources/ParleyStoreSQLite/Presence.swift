@@ -4,7 +4,7 @@ import ParleyStore
 
 extension SQLiteStore {
     public func heartbeat(node: String, at now: Int64) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(sql: "UPDATE nodes SET seen_at = ? WHERE id = ?", arguments: [now, node])
             guard db.changesCount == 0 else { return true }
             try db.execute(sql: "INSERT INTO nodes (id, seen_at) VALUES (?, ?)", arguments: [node, now])
@@ -15,7 +15,7 @@ extension SQLiteStore {
     public func updatePresence(node: String, connected: [UserID], disconnected: [UserID], at now: Int64) async throws
         -> [PresenceChange]
     {
-        try await pool.write { db in
+        try await write { db in
             let arrived = try JSONText.encode(connected.map(\.rawValue))
             let onlineBefore = try Self.online(db, among: arrived)
             try db.execute(
@@ -37,7 +37,7 @@ extension SQLiteStore {
     }
 
     public func sweepSilentNodes(before deadline: Int64) async throws -> [PresenceChange] {
-        try await pool.write { db in
+        try await write { db in
             let nodes = try Row.fetchAll(
                 db, sql: "DELETE FROM nodes WHERE seen_at < ? RETURNING id, seen_at", arguments: [deadline])
             let lastHeard = Dictionary(uniqueKeysWithValues: nodes.map { ($0["id"] as String, $0["seen_at"] as Int64) })

@@ -72,6 +72,28 @@ public final class SQLiteStore: ParleyStore {
         try pool.close()
     }
 
+    /// Runs `body` in a write transaction, as `pool.write` does, and drops what it registered
+    /// for the commit if the transaction ends without committing. On some errors (an
+    /// interrupt, a full disk, an I/O error) SQLite rolls the whole transaction back by itself,
+    /// and GRDB then tells no observer: without this, the actions would run with the next
+    /// transaction's commit and announce changes that were never stored. Every write of the
+    /// store goes through here.
+    func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.writeWithoutTransaction { db in
+            do {
+                var value: T?
+                try db.inTransaction {
+                    value = try body(db)
+                    return .commit
+                }
+                return value!
+            } catch {
+                self.commitActions.withLock { $0 = nil }
+                throw error
+            }
+        }
+    }
+
     /// Allocates the next change version; every changed conversation or membership row gets one.
     func nextVersion(_ db: Database) throws -> Int64 {
         try db.first("UPDATE counters SET value = value + 1 WHERE name = 'change_version' RETURNING value", []) {

@@ -85,7 +85,7 @@ extension SQLiteStore {
     }
 
     public func indexSearchBacklog(limit: Int) async throws -> Int {
-        try await pool.write { db in
+        try await write { db in
             let below = try Int64.fetchOne(db, sql: "SELECT indexed_below FROM search_backlog WHERE id = 1") ?? 1
             guard below > 1 else { return 0 }
             let rows = try Row.fetchAll(

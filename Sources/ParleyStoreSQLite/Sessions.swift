@@ -4,7 +4,7 @@ import ParleyStore
 
 extension SQLiteStore {
     public func createSession(_ session: NewSession) async throws -> SessionRecord {
-        try await pool.write { db in
+        try await write { db in
             try db.run(
                 """
                 INSERT INTO sessions (user_id, device, ip, created_at, last_used_at, access_hash,
@@ -28,7 +28,7 @@ extension SQLiteStore {
         guard var session = found else { return nil }
         if SessionRules.shouldNoteUse(lastUsedAt: session.lastUsedAt, now: now) {
             let id = session.id.rawValue
-            try await pool.write { db in
+            try await write { db in
                 try db.execute(sql: "UPDATE sessions SET last_used_at = ? WHERE id = ?", arguments: [now, id])
             }
             session.lastUsedAt = now
@@ -39,7 +39,7 @@ extension SQLiteStore {
     public func rotateTokens(refreshTokenHash: String, to tokens: SessionTokens, at now: Int64) async throws
         -> SessionRecord?
     {
-        try await pool.write { db in
+        try await write { db in
             guard
                 let session = try Self.fetchSession(
                     db, sql: "refresh_hash = ? AND revoked_at IS NULL AND refresh_expires_at > ?", refreshTokenHash,
@@ -82,7 +82,7 @@ extension SQLiteStore {
     }
 
     public func revokeSession(_ id: SessionID, of userId: UserID, at now: Int64) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: "UPDATE sessions SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL",
                 arguments: [now, id.rawValue, userId.rawValue])

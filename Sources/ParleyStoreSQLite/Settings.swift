@@ -6,7 +6,7 @@ extension SQLiteStore {
     public func updateSettings(
         _ change: UpdateSettingsRequest, of conversationId: ConversationID, for userId: UserID, at now: Int64
     ) async throws -> ConversationSettings? {
-        try await pool.write { db in try self.applySettings(db, change, of: conversationId, for: userId, at: now) }
+        try await write { db in try self.applySettings(db, change, of: conversationId, for: userId, at: now) }
     }
 
     /// ``updateSettings(_:of:for:at:)`` inside the current transaction.

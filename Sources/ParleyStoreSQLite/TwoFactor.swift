@@ -21,7 +21,7 @@ extension SQLiteStore {
     }
 
     public func beginTwoFactor(_ userId: UserID, secret: String, at now: Int64) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: """
                     INSERT INTO two_factor (user_id, secret) VALUES (?, ?)
@@ -34,7 +34,7 @@ extension SQLiteStore {
     public func enableTwoFactor(_ userId: UserID, step: Int64, recoveryCodeHashes: [String], at now: Int64)
         async throws -> Bool
     {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: """
                     UPDATE two_factor SET enabled_at = ?, last_step = ?, failures = 0
@@ -51,7 +51,7 @@ extension SQLiteStore {
     }
 
     public func disableTwoFactor(_ userId: UserID) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: "DELETE FROM two_factor WHERE user_id = ? AND enabled_at IS NOT NULL", arguments: [userId.rawValue]
             )
@@ -62,7 +62,7 @@ extension SQLiteStore {
     }
 
     public func useTwoFactorStep(_ userId: UserID, step: Int64) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: "UPDATE two_factor SET last_step = ?, failures = 0 WHERE user_id = ? AND last_step < ?",
                 arguments: [step, userId.rawValue, step])
@@ -71,7 +71,7 @@ extension SQLiteStore {
     }
 
     public func useRecoveryCode(_ userId: UserID, hash: String, at now: Int64) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: "UPDATE recovery_codes SET used_at = ? WHERE user_id = ? AND hash = ? AND used_at IS NULL",
                 arguments: [now, userId.rawValue, hash])
@@ -82,7 +82,7 @@ extension SQLiteStore {
     }
 
     public func noteTwoFactorFailure(_ userId: UserID, limit: Int, lockedUntil: Int64) async throws -> Int64? {
-        try await pool.write { db in
+        try await write { db in
             try Row.fetchOne(
                 db,
                 sql: """

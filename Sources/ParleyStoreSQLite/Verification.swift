@@ -6,7 +6,7 @@ extension SQLiteStore {
     public func saveVerificationCode(_ code: VerificationCodeRecord, unlessSentAfter resendBarrier: Int64)
         async throws -> Int64?
     {
-        try await pool.write { db in
+        try await write { db in
             if let sentAt = try Int64.fetchOne(
                 db, sql: "SELECT sent_at FROM verification_codes WHERE user_id = ? AND purpose = ?",
                 arguments: [code.userId.rawValue, code.purpose.rawValue]), sentAt > resendBarrier
@@ -28,7 +28,7 @@ extension SQLiteStore {
     }
 
     public func dropVerificationCode(of userId: UserID, purpose: VerificationPurpose, codeHash: String) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: "DELETE FROM verification_codes WHERE user_id = ? AND purpose = ? AND code_hash = ?",
                 arguments: [userId.rawValue, purpose.rawValue, codeHash])
@@ -53,7 +53,7 @@ extension SQLiteStore {
     public func noteWrongVerificationCode(of userId: UserID, purpose: VerificationPurpose, maxAttempts: Int)
         async throws -> Bool
     {
-        try await pool.write { db in
+        try await write { db in
             try db.execute(
                 sql: "UPDATE verification_codes SET attempts = attempts + 1 WHERE user_id = ? AND purpose = ?",
                 arguments: [userId.rawValue, purpose.rawValue])
@@ -68,7 +68,7 @@ extension SQLiteStore {
         async throws -> UserRecord?
     {
         do {
-            return try await pool.write { db in
+            return try await write { db in
                 guard let destination = try Self.takeCode(db, userId, purpose, codeHash, now) else { return nil }
                 let column = purpose.channel == .phone ? "phone" : "email"
                 if purpose == .verifyEmail || purpose == .verifyPhone {
@@ -92,7 +92,7 @@ extension SQLiteStore {
     public func resetPassword(of userId: UserID, codeHash: String, to passwordHash: String, at now: Int64)
         async throws -> Int?
     {
-        try await pool.write { db in
+        try await write { db in
             guard try Self.takeCode(db, userId, .resetPassword, codeHash, now) != nil else { return nil }
             try db.execute(
                 sql: "UPDATE users SET password_hash = ? WHERE id = ?", arguments: [passwordHash, userId.rawValue])

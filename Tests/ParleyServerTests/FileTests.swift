@@ -457,14 +457,14 @@ import Testing
 
             clock.advance(24 * 3_600_000 + 1)
             let alice = try await api.logIn("alice")
-            try await Self.waitUntil { Self.storedObjects(in: directory, under: "uploads").isEmpty }
-            try await Self.waitUntil {
+            try await eventually { Self.storedObjects(in: directory, under: "uploads").isEmpty }
+            try await eventually {
                 (try? await api.raw(.get, "/v1/files/\(orphan.fileId)", token: alice.token).status) == 404
             }
             #expect(try await api.raw(.get, "/v1/uploads/\(pending.uploadId)", token: alice.token).status == 404)
             #expect(try await api.bytes(.get, "/v1/files/\(kept.fileId)", token: alice.token).status == 200)
             #expect(Self.storedObjects(in: directory, under: "files").count == 1, "only the kept file's bytes")
-            try await Self.waitUntil { !FileManager.default.fileExists(atPath: work + "/abandoned") }
+            try await eventually { !FileManager.default.fileExists(atPath: work + "/abandoned") }
         }
     }
 
@@ -476,13 +476,5 @@ import Testing
             return FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDirectory)
                 && !isDirectory.boolValue
         }
-    }
-
-    static func waitUntil(_ condition: @Sendable () async -> Bool) async throws {
-        for _ in 0..<500 {
-            if await condition() { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        Issue.record("timed out")
     }
 }

@@ -99,7 +99,7 @@ import Testing
 
             try "newword\n".write(toFile: file, atomically: true, encoding: .utf8)
             kill(getpid(), SIGHUP)
-            try await Self.waitUntil { try await nicknameRefused("newword") }
+            try await eventually { try await nicknameRefused("newword") }
             #expect(try await nicknameRefused("newword"))
             #expect(try await !nicknameRefused("oldword"))
 
@@ -119,12 +119,5 @@ import Testing
         try ("# words not allowed\n\n" + words.joined(separator: "\n") + "\n").write(
             toFile: path, atomically: true, encoding: .utf8)
         return path
-    }
-
-    static func waitUntil(_ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while try await !condition(), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
     }
 }

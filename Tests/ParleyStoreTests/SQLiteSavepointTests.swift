@@ -1,4 +1,6 @@
 import GRDB
+import Dispatch
+import GRDBSQLite
 import ParleyCore
 import ParleyStore
 import ParleyTesting
@@ -90,6 +92,92 @@ struct SQLiteSavepointTests {
         let memory = 2
         #expect(try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") } == memory)
         #expect(try await store.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") } == 0)
+        try store.close()
+    }
+
+    /// Opens a store whose writer has a `probe` table and an `abort_transaction()` function:
+    /// inserting a row that calls it interrupts the statement, and SQLite then rolls the whole
+    /// transaction back by itself, as it does on a full disk or an I/O error.
+    private func storeThatCanAbort(_ name: String) async throws -> SQLiteStore {
+        let store = try SQLiteStore(path: temporaryDirectory() + "/\(name).sqlite")
+        try await store.pool.writeWithoutTransaction { db in
+            nonisolated(unsafe) let connection = db.sqliteConnection
+            db.add(
+                function: DatabaseFunction("abort_transaction", argumentCount: 0, pure: false) { _ in
+                    sqlite3_interrupt(connection)
+                    return 0
+                })
+            try db.execute(sql: "CREATE TABLE probe (n INTEGER)")
+        }
+        return store
+    }
+
+    /// Interrupts the statement, which SQLite checks between rows.
+    private static let abortingInsert =
+        "INSERT INTO probe (n) SELECT abort_transaction() FROM (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3)"
+
+    /// When SQLite rolls a transaction back by itself, GRDB tells no observer: what the
+    /// transaction registered for its commit must not run with the next one's.
+    @Test func actionsOfATransactionSQLiteAbortedNeverRun() async throws {
+        let store = try await storeThatCanAbort("aborted-actions")
+        let published = Mutex<[SessionID]>([])
+        store.fanOut.subscribe { item in
+            if case .stored(.sessionRevoked(let id)) = item { published.withLock { $0.append(id) } }
+        }
+        let error = await #expect(throws: DatabaseError.self) {
+            try await store.write { db in
+                store.publishAfterCommit(db, .sessionRevoked(SessionID(1)))
+                try db.execute(sql: Self.abortingInsert)
+            }
+        }
+        #expect(error?.resultCode == .SQLITE_INTERRUPT)
+        try await store.write { db in store.publishAfterCommit(db, .sessionRevoked(SessionID(2))) }
+        #expect(published.withLock { $0 } == [SessionID(2)])
+        let rows = try await store.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM probe") }
+        #expect(rows == 0)
+        try store.close()
+    }
+
+    /// A batch of group commit whose transaction SQLite aborted in its second write: both
+    /// writes are answered with the error, and neither publishes anything, then or later.
+    @Test func aBatchSQLiteAbortedAnswersEveryWriteWithTheErrorAndPublishesNothing() async throws {
+        let store = try await storeThatCanAbort("aborted-batch")
+        let published = Mutex<[SessionID]>([])
+        store.fanOut.subscribe { item in
+            if case .stored(.sessionRevoked(let id)) = item { published.withLock { $0.append(id) } }
+        }
+        // The first batch holds the writer until the next two wait together.
+        let holding = Mutex(false)
+        let release = DispatchSemaphore(value: 0)
+        let first = Task {
+            try await store.groupCommit.write(to: store) { db in
+                holding.withLock { $0 = true }
+                release.wait()
+            }
+        }
+        try await eventually { holding.withLock { $0 } }
+        let kept = Task {
+            try await store.groupCommit.write(to: store) { db in
+                store.publishAfterCommit(db, .sessionRevoked(SessionID(1)))
+                try db.execute(sql: "INSERT INTO probe (n) VALUES (1)")
+            }
+        }
+        try await eventually { store.groupCommit.waitingCount == 1 }
+        let aborting = Task {
+            try await store.groupCommit.write(to: store) { db in
+                store.publishAfterCommit(db, .sessionRevoked(SessionID(2)))
+                try db.execute(sql: Self.abortingInsert)
+            }
+        }
+        try await eventually { store.groupCommit.waitingCount == 2 }
+        release.signal()
+        try await first.value
+        await #expect(throws: DatabaseError.self) { try await kept.value }
+        await #expect(throws: DatabaseError.self) { try await aborting.value }
+        try await store.groupCommit.write(to: store) { db in store.publishAfterCommit(db, .sessionRevoked(SessionID(3))) }
+        #expect(published.withLock { $0 } == [SessionID(3)])
+        let rows = try await store.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM probe") }
+        #expect(rows == 0)
         try store.close()
     }
 }
