@@ -112,14 +112,17 @@ struct SQLiteSavepointTests {
         return store
     }
 
-    /// Interrupts the statement, which SQLite checks between rows.
-    private static let abortingInsert =
-        "INSERT INTO probe (n) SELECT abort_transaction() FROM (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3)"
+    /// Runs an INSERT that interrupts itself (SQLite checks between rows), through GRDB or
+    /// straight on the cached statement (`Database.run`, as sends do).
+    private static func abortingInsert(_ db: Database, direct: Bool) throws {
+        let sql = "INSERT INTO probe (n) SELECT abort_transaction() FROM (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3)"
+        if direct { try db.run(sql) } else { try db.execute(sql: sql) }
+    }
 
     /// When SQLite rolls a transaction back by itself, GRDB tells no observer: what the
     /// transaction registered for its commit must not run with the next one's.
-    @Test func actionsOfATransactionSQLiteAbortedNeverRun() async throws {
-        let store = try await storeThatCanAbort("aborted-actions")
+    @Test(arguments: [false, true]) func actionsOfATransactionSQLiteAbortedNeverRun(direct: Bool) async throws {
+        let store = try await storeThatCanAbort("aborted-actions-\(direct)")
         let published = Mutex<[SessionID]>([])
         store.fanOut.subscribe { item in
             if case .stored(.sessionRevoked(let id)) = item { published.withLock { $0.append(id) } }
@@ -127,7 +130,7 @@ struct SQLiteSavepointTests {
         let error = await #expect(throws: DatabaseError.self) {
             try await store.write { db in
                 store.publishAfterCommit(db, .sessionRevoked(SessionID(1)))
-                try db.execute(sql: Self.abortingInsert)
+                try Self.abortingInsert(db, direct: direct)
             }
         }
         #expect(error?.resultCode == .SQLITE_INTERRUPT)
@@ -140,8 +143,9 @@ struct SQLiteSavepointTests {
 
     /// A batch of group commit whose transaction SQLite aborted in its second write: both
     /// writes are answered with the error, and neither publishes anything, then or later.
-    @Test func aBatchSQLiteAbortedAnswersEveryWriteWithTheErrorAndPublishesNothing() async throws {
-        let store = try await storeThatCanAbort("aborted-batch")
+    @Test(arguments: [false, true])
+    func aBatchSQLiteAbortedAnswersEveryWriteWithTheErrorAndPublishesNothing(direct: Bool) async throws {
+        let store = try await storeThatCanAbort("aborted-batch-\(direct)")
         let published = Mutex<[SessionID]>([])
         store.fanOut.subscribe { item in
             if case .stored(.sessionRevoked(let id)) = item { published.withLock { $0.append(id) } }
@@ -166,7 +170,7 @@ struct SQLiteSavepointTests {
         let aborting = Task {
             try await store.groupCommit.write(to: store) { db in
                 store.publishAfterCommit(db, .sessionRevoked(SessionID(2)))
-                try db.execute(sql: Self.abortingInsert)
+                try Self.abortingInsert(db, direct: direct)
             }
         }
         try await eventually { store.groupCommit.waitingCount == 2 }
