@@ -203,7 +203,7 @@ let package = Package(
         .testTarget(
             name: "ParleyFilesTests",
             dependencies: [
-                "ParleyFiles",
+                "ParleyFiles", "ParleyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -109,10 +109,3 @@ public func freePort() throws -> Int {
 
 /// No port below the ephemeral range was free in 200 tries.
 public struct FreePortError: Error {}
-
-/// A fresh empty directory under the system's temporary directory.
-public func temporaryDirectory() -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("parley-\(UUID().uuidString)").path
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}

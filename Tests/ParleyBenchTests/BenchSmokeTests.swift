@@ -77,7 +77,7 @@ import Testing
         var options = Self.tinyOptions(server)
         options.messages = 200
         // A command to run between seeding and the queries (a copy of the stored messages).
-        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("search-bench-\(UUID().uuidString)")
+        let marker = URL(fileURLWithPath: temporaryPath("search-bench"))
         defer { try? FileManager.default.removeItem(at: marker) }
         options.beforeQueries = "echo ran > '\(marker.path)'"
         let report = try #require(try await BenchScenario.search.run(options).first)

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTesting
 
 /// One person at a terminal: the built `parley` binary run as a separate process, with a
 /// home directory of its own (its sessions and local store) and pointed at one server.
@@ -11,7 +12,7 @@ struct CLIUser: Sendable {
 
     init(server: String) {
         self.server = server
-        home = FileManager.default.temporaryDirectory.appendingPathComponent("parley-cli-\(UUID().uuidString)").path
+        home = temporaryPath("parley-cli")
     }
 
     /// What one finished command printed and how it exited.

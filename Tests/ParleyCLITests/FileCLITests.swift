@@ -7,8 +7,7 @@ extension CLITests {
     @Test func sendFileUploadsOnceAndDownloadGetsTheSameBytes() async throws {
         let server = try await InProcessServer.start()
         let (alice, bob) = try await Self.aliceAndBob(on: server)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-cli-files-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = temporaryDirectory("parley-cli-files")
         // A 640×480 PNG header, then 5 MiB of pseudo-random bytes: two chunks of 4 MiB.
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
         png += [0, 0, 2, 0x80, 0, 0, 1, 0xE0, 8, 2, 0, 0, 0]

@@ -43,9 +43,7 @@ extension CLITests {
     /// `parley serve` refuses half an APNs configuration, an unreadable key and a presence
     /// interval out of range, before it binds anything.
     @Test func serveRefusesAnIncompletePushOrPresenceConfiguration() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "parley-serve-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = URL(fileURLWithPath: temporaryDirectory("parley-serve"))
         let cases: [([String], String)] = [
             (["--apns-key-id", "KEY1234567"], "needs all of --apns-key, --apns-key-id and --apns-team-id"),
             (

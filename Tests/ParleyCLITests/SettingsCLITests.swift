@@ -65,8 +65,7 @@ extension CLITests {
         #expect(nothing.status != 0)
 
         // An avatar from a file: uploaded (or found by hash), then shown by its id.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-avatar-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = temporaryDirectory("parley-avatar")
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<2000).map { UInt8($0 % 251) }
         try Data(png).write(to: URL(fileURLWithPath: folder + "/me.png"))
         let withAvatar = try await alice.succeed(["profile", "set", "--avatar", folder + "/me.png"])

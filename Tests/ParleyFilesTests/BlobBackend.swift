@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Testing
+import ParleyTesting
 
 @testable import ParleyFiles
 
@@ -15,9 +16,7 @@ struct BlobBackend: Sendable, CustomTestStringConvertible {
     /// A store in a fresh temporary directory.
     static let disk = BlobBackend(name: "disk") {
         try DiskBlobStore(
-            directory: FileManager.default.temporaryDirectory.appendingPathComponent(
-                "parley-blobs-\(UUID().uuidString)"
-            ).path)
+            directory: temporaryPath("parley-blobs"))
     }
 
     /// The S3-compatible store at `PARLEY_TEST_S3_URL` (`scripts/test-s3.sh start` runs one),

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import NIOCore
 import Testing
+import ParleyTesting
 
 @testable import ParleyFiles
 
@@ -70,7 +71,7 @@ import Testing
         try await backend.withStore { store, prefix async throws in
             let content = Self.bytes(3 * 1024 * 1024)
             let data = Data(content.readableBytesView)
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("parley-upload-\(UUID())").path
+            let path = temporaryPath("parley-upload")
             #expect(FileManager.default.createFile(atPath: path, contents: data))
             let sha256 = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
             try await store.putFile(prefix + "files/3m", path: path, size: Int64(data.count), sha256: sha256)

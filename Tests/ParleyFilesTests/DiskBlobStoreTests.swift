@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import Testing
+import ParleyTesting
 
 @testable import ParleyFiles
 
@@ -8,9 +9,7 @@ import Testing
 struct DiskBlobStoreTests {
     static func makeStore() throws -> DiskBlobStore {
         try DiskBlobStore(
-            directory: FileManager.default.temporaryDirectory.appendingPathComponent(
-                "parley-blobs-\(UUID().uuidString)"
-            ).path)
+            directory: temporaryPath("parley-blobs"))
     }
 
     static func contents(of directory: String) throws -> [String] {
@@ -32,7 +31,7 @@ struct DiskBlobStoreTests {
     @Test func objectsAreFilesUnderTheDirectoryAndWritesLeaveNothingBehind() async throws {
         let store = try Self.makeStore()
         try await store.put("files/ab/cd", bytes: ByteBuffer(string: "hello"))
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("parley-upload-\(UUID())").path
+        let path = temporaryPath("parley-upload")
         #expect(FileManager.default.createFile(atPath: path, contents: Data("file".utf8)))
         try await store.putFile("uploads/u1/0", path: path, size: 4, sha256: "")
         #expect(try String(contentsOfFile: store.directory + "/files/ab/cd", encoding: .utf8) == "hello")

@@ -27,9 +27,8 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
     static let sqlite = StoreBackend(
         name: "SQLite",
         make: {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "parley-store-\(UUID().uuidString)")
-            return try SQLiteStore(directory: directory.path)
+            let directory = temporaryPath("parley-store")
+            return try SQLiteStore(directory: directory)
         },
         listen: { store in ((store as! SQLiteStore).fanOut, {}) },
         forgetSearchIndex: { store in

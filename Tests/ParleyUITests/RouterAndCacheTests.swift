@@ -2,6 +2,7 @@ import Foundation
 import ParleyUI
 import Synchronization
 import Testing
+import ParleyTesting
 
 @Suite struct RouterTests {
     final class Log: Sendable {
@@ -33,7 +34,7 @@ import Testing
     }
 
     func makeCache(_ limits: TwoLevelCache.Limits, clock: Clock) throws -> (TwoLevelCache, URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cache-\(UUID().uuidString)")
+        let directory = URL(fileURLWithPath: temporaryPath("cache"))
         return (try TwoLevelCache(directory: directory, limits: limits, now: { clock.now }), directory)
     }
 
