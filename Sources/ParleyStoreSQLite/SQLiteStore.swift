@@ -43,13 +43,19 @@ public final class SQLiteStore: ParleyStore {
         configuration.busyMode = .timeout(10)
         configuration.label = "parley"
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
             // Each write of a group commit runs in a savepoint, whose journal (the original of
             // every page it changes) SQLite writes to a temporary file once it passes 64 KiB:
             // a `pwrite` per page of every first message. The writer keeps it in memory.
             if !db.configuration.readonly { try db.execute(sql: "PRAGMA temp_store = MEMORY") }
         }
         pool = try DatabasePool(path: path, configuration: configuration)
+        // Only the writer commits, so only its setting counts, and it must be made here: GRDB
+        // sets `synchronous = NORMAL` on the writer when it turns WAL on, after every
+        // `prepareDatabase`, so a FULL set there was undone (until 2026-12-02 every commit was
+        // fsynced only at checkpoints).
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+        }
         try SQLiteSchema.migrator.migrate(pool)
     }
 

@@ -184,4 +184,15 @@ struct SQLiteSavepointTests {
         #expect(rows == 0)
         try store.close()
     }
+
+    /// `--sync full` fsyncs every commit: the writer, the one connection that commits, runs
+    /// with `synchronous = FULL` (2), and `--sync normal` with NORMAL (1). GRDB sets NORMAL
+    /// on the writer when it turns WAL on, after the store's own setup of each connection.
+    @Test(arguments: SQLiteStore.Durability.allCases)
+    func theWriterCommitsWithTheDurabilityAskedFor(durability: SQLiteStore.Durability) async throws {
+        let store = try SQLiteStore(path: temporaryDirectory() + "/synchronous.sqlite", durability: durability)
+        let synchronous = try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        #expect(synchronous == (durability == .full ? 2 : 1))
+        try store.close()
+    }
 }
