@@ -13,8 +13,8 @@ final class GroupCommit: Sendable {
     private struct Waiting: Sendable {
         /// Runs the write in its savepoint and keeps its outcome.
         let write: @Sendable (Database) -> Void
-        /// Answers the caller once the transaction ended: with the write's outcome if it
-        /// committed, else with the commit's error.
+        /// Answers the caller once the transaction ended: with the write's own error if it
+        /// failed, with its value if the transaction committed, else with the commit's error.
         let answer: @Sendable ((any Error)?) -> Void
     }
 
@@ -39,10 +39,11 @@ final class GroupCommit: Sendable {
                     outcome.result.withLock { $0 = result }
                 },
                 answer: { commitError in
-                    if let commitError {
-                        continuation.resume(throwing: commitError)
-                    } else {
-                        continuation.resume(with: outcome.result.withLock { $0 }!)
+                    switch (outcome.result.withLock { $0 }, commitError) {
+                    case (.failure(let error)?, _): continuation.resume(throwing: error)
+                    case (let result?, nil): continuation.resume(with: result)
+                    case (_, let commitError?): continuation.resume(throwing: commitError)
+                    case (nil, nil): preconditionFailure("a committed write has an outcome")
                     }
                 })
             let leads = state.withLock { state -> Bool in

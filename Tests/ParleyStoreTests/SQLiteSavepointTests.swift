@@ -142,7 +142,8 @@ struct SQLiteSavepointTests {
     }
 
     /// A batch of group commit whose transaction SQLite aborted in its second write: both
-    /// writes are answered with the error, and neither publishes anything, then or later.
+    /// writes are answered with an error (the second with its own), and neither publishes
+    /// anything, then or later.
     @Test(arguments: [false, true])
     func aBatchSQLiteAbortedAnswersEveryWriteWithTheErrorAndPublishesNothing(direct: Bool) async throws {
         let store = try await storeThatCanAbort("aborted-batch-\(direct)")
@@ -176,8 +177,12 @@ struct SQLiteSavepointTests {
         try await eventually { store.groupCommit.waitingCount == 2 }
         release.signal()
         try await first.value
-        await #expect(throws: DatabaseError.self) { try await kept.value }
-        await #expect(throws: DatabaseError.self) { try await aborting.value }
+        // The write that failed says why; the one it took down with it, that its
+        // transaction was aborted.
+        let keptError = await #expect(throws: DatabaseError.self) { try await kept.value }
+        let abortingError = await #expect(throws: DatabaseError.self) { try await aborting.value }
+        #expect(keptError?.resultCode == .SQLITE_ABORT)
+        #expect(abortingError?.resultCode == .SQLITE_INTERRUPT)
         try await store.groupCommit.write(to: store) { db in store.publishAfterCommit(db, .sessionRevoked(SessionID(3))) }
         #expect(published.withLock { $0 } == [SessionID(3)])
         let rows = try await store.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM probe") }
