@@ -30,11 +30,8 @@ public final class SQLiteStore: ParleyStore {
     /// While a savepoint of ``inSavepointPublishingOnCommit(_:_:)`` runs, the actions it
     /// registers for the commit wait here. Only the writer touches it, one write at a time.
     private let heldActions = Mutex<[@Sendable () -> Void]?>(nil)
-    /// The actions the current transaction runs once it commits, in order; nil while none is
-    /// registered. One GRDB hook per transaction runs them all: GRDB asks every observer about
-    /// every statement, so a hook per action made a batch of n sends cost n² questions. Only
-    /// the writer touches it, one transaction at a time.
-    private let commitActions = Mutex<[@Sendable () -> Void]?>(nil)
+    /// The actions the current transaction runs once it commits.
+    private let commitActions = CommitActions()
 
     /// Opens (creating if needed) the database at `path` and migrates it to the current schema.
     public init(path: String, durability: Durability = .full, fanOut: LocalFanOut = LocalFanOut()) throws {
@@ -55,6 +52,7 @@ public final class SQLiteStore: ParleyStore {
         // fsynced only at checkpoints).
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+            db.add(transactionObserver: commitActions, extent: .observerLifetime)
         }
         try SQLiteSchema.migrator.migrate(pool)
     }
@@ -79,9 +77,9 @@ public final class SQLiteStore: ParleyStore {
     }
 
     /// Runs `body` in a write transaction, as `pool.write` does, and drops what it registered
-    /// for the commit if the transaction ends without committing. On some errors (an
-    /// interrupt, a full disk, an I/O error) SQLite rolls the whole transaction back by itself,
-    /// and GRDB then tells no observer: without this, the actions would run with the next
+    /// for the commit if the transaction ends without committing. On an interrupt, and on
+    /// some full-disk and I/O errors, SQLite rolls the whole transaction back by itself, and
+    /// GRDB then tells no observer: without this, the actions would run with the next
     /// transaction's commit and announce changes that were never stored. Every write of the
     /// store goes through here.
     func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
@@ -94,7 +92,7 @@ public final class SQLiteStore: ParleyStore {
                 }
                 return value!
             } catch {
-                self.commitActions.withLock { $0 = nil }
+                self.commitActions.drop()
                 throw error
             }
         }
@@ -121,30 +119,7 @@ public final class SQLiteStore: ParleyStore {
             held?.append(action)
             return true
         }
-        if !held { runAfterCommit(db, [action]) }
-    }
-
-    /// Adds `actions` to those the current transaction runs once it commits, registering the
-    /// transaction's one hook with the first of them.
-    private func runAfterCommit(_ db: Database, _ actions: [@Sendable () -> Void]) {
-        let first = commitActions.withLock { pending -> Bool in
-            guard pending != nil else {
-                pending = actions
-                return true
-            }
-            pending?.append(contentsOf: actions)
-            return false
-        }
-        guard first else { return }
-        db.afterNextTransaction(
-            onCommit: { _ in
-                let actions = self.commitActions.withLock { pending in
-                    defer { pending = nil }
-                    return pending ?? []
-                }
-                for action in actions { action() }
-            },
-            onRollback: { _ in self.commitActions.withLock { $0 = nil } })
+        if !held { commitActions.add([action]) }
     }
 
     /// Runs `body` in a savepoint. What it registers for the commit runs only if the
@@ -162,7 +137,7 @@ public final class SQLiteStore: ParleyStore {
             return .commit
         }
         let kept = heldActions.withLock { $0 ?? [] }
-        if !kept.isEmpty { runAfterCommit(db, kept) }
+        if !kept.isEmpty { commitActions.add(kept) }
         return value!
     }
 }
