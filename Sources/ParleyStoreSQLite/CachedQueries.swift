@@ -37,7 +37,10 @@ extension Database {
     /// error throws `SQLITE_ABORT` instead of committing by itself. The rest is the caller's
     /// to keep: only DML and queries (never a statement that changes the schema or a
     /// transaction's state, which GRDB tracks), in accesses that need no check for a
-    /// cancelled task (GRDB's interrupt still ends one: its COMMIT throws).
+    /// cancelled task (GRDB's interrupt still ends one: its COMMIT throws). GRDB does not see
+    /// a failed step either, so after SQLite aborted a transaction in one, GRDB's own notes
+    /// of that transaction (its savepoints, `transactionDate`) are stale; the store uses
+    /// neither.
     private func stepped<Value>(
         _ sql: String, _ values: [any StatementBinding], _ read: (Columns) throws -> Value
     ) throws -> Value? {

@@ -15,6 +15,8 @@ final class GroupCommit: Sendable {
         let write: @Sendable (Database) -> Void
         /// Answers the caller once the transaction ended: with the write's own error if it
         /// failed, with its value if the transaction committed, else with the commit's error.
+        /// An own error was decided after the batch's earlier writes, which a failed commit
+        /// undid too; no rule of a send or a mark depends on another write of its batch.
         let answer: @Sendable ((any Error)?) -> Void
     }
 

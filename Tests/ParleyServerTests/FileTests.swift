@@ -458,7 +458,7 @@ import Testing
             clock.advance(24 * 3_600_000 + 1)
             let alice = try await api.logIn("alice")
             try await eventually { Self.storedObjects(in: directory, under: "uploads").isEmpty }
-            try await eventually {
+            try await eventually(every: .milliseconds(20)) {
                 (try? await api.raw(.get, "/v1/files/\(orphan.fileId)", token: alice.token).status) == 404
             }
             #expect(try await api.raw(.get, "/v1/uploads/\(pending.uploadId)", token: alice.token).status == 404)

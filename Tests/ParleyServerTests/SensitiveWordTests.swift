@@ -99,7 +99,7 @@ import Testing
 
             try "newword\n".write(toFile: file, atomically: true, encoding: .utf8)
             kill(getpid(), SIGHUP)
-            try await eventually { try await nicknameRefused("newword") }
+            try await eventually(every: .milliseconds(20)) { try await nicknameRefused("newword") }
             #expect(try await nicknameRefused("newword"))
             #expect(try await !nicknameRefused("oldword"))
 

@@ -130,7 +130,12 @@ struct SQLiteSavepointTests {
         let error = await #expect(throws: DatabaseError.self) {
             try await store.write { db in
                 store.publishAfterCommit(db, .sessionRevoked(SessionID(1)))
-                try Self.abortingInsert(db, direct: direct)
+                do {
+                    try Self.abortingInsert(db, direct: direct)
+                } catch {
+                    #expect(!db.isInsideTransaction, "SQLite itself ended the transaction")
+                    throw error
+                }
             }
         }
         #expect(error?.resultCode == .SQLITE_INTERRUPT)

@@ -107,7 +107,7 @@ final class LiveSocket: Sendable {
     /// How long a wait lasts by default. It matters only when a test fails, so it is generous:
     /// in the first two minutes of CI's PostgreSQL phase, with the whole suite starting at
     /// once, tests that take a second alone take 60–95 s, and an `auth` once went unanswered
-    /// for over 30 s there (as `eventually`'s 90 s say for the SDK's tests).
+    /// for over 30 s there (as `eventually`'s 90 s say).
     static let patience: Duration = .seconds(90)
 
     /// Sends a frame and waits for the answer with the same id (`result`, `error`, `ready`, `pong`).
