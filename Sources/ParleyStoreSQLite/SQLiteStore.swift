@@ -52,7 +52,6 @@ public final class SQLiteStore: ParleyStore {
         // fsynced only at checkpoints).
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
-            db.add(transactionObserver: commitActions, extent: .observerLifetime)
         }
         try SQLiteSchema.migrator.migrate(pool)
     }
@@ -92,7 +91,7 @@ public final class SQLiteStore: ParleyStore {
                 }
                 return value!
             } catch {
-                self.commitActions.drop()
+                self.commitActions.drop(from: db)
                 throw error
             }
         }
@@ -119,7 +118,7 @@ public final class SQLiteStore: ParleyStore {
             held?.append(action)
             return true
         }
-        if !held { commitActions.add([action]) }
+        if !held { commitActions.add([action], in: db) }
     }
 
     /// Runs `body` in a savepoint. What it registers for the commit runs only if the
@@ -137,7 +136,7 @@ public final class SQLiteStore: ParleyStore {
             return .commit
         }
         let kept = heldActions.withLock { $0 ?? [] }
-        if !kept.isEmpty { commitActions.add(kept) }
+        if !kept.isEmpty { commitActions.add(kept, in: db) }
         return value!
     }
 }
