@@ -2,7 +2,6 @@ import Foundation
 import GRDB
 import ParleyCore
 import ParleyStore
-import Synchronization
 
 /// The embedded default backend: one SQLite file in WAL mode, through a GRDB pool.
 ///
@@ -27,10 +26,7 @@ public final class SQLiteStore: ParleyStore {
     let memberCache = MemberCache()
     /// Rate limits: in memory, as the database serves this node alone.
     let rateBuckets = RateBuckets()
-    /// While a savepoint of ``inSavepointPublishingOnCommit(_:_:)`` runs, the actions it
-    /// registers for the commit wait here. Only the writer touches it, one write at a time.
-    private let heldActions = Mutex<[@Sendable () -> Void]?>(nil)
-    /// The actions the current transaction runs once it commits.
+    /// The actions the current transaction (and its savepoints) runs once it commits.
     private let commitActions = CommitActions()
 
     /// Opens (creating if needed) the database at `path` and migrates it to the current schema.
@@ -113,30 +109,12 @@ public final class SQLiteStore: ParleyStore {
     /// Runs `action` once the current transaction commits (in commit order), and never if it
     /// (or the savepoint of ``inSavepointPublishingOnCommit(_:_:)`` around it) rolls back.
     func afterCommit(_ db: Database, _ action: @escaping @Sendable () -> Void) {
-        let held = heldActions.withLock { held -> Bool in
-            guard held != nil else { return false }
-            held?.append(action)
-            return true
-        }
-        if !held { commitActions.add([action], in: db) }
+        commitActions.add(action, in: db)
     }
 
     /// Runs `body` in a savepoint. What it registers for the commit runs only if the
     /// savepoint itself was kept: GRDB's commit hooks do not see a savepoint roll back.
     func inSavepointPublishingOnCommit<T>(_ db: Database, _ body: () throws -> T) throws -> T {
-        heldActions.withLock {
-            // Not nested: an inner call would drop the outer savepoint's actions.
-            precondition($0 == nil, "inSavepointPublishingOnCommit is not reentrant")
-            $0 = []
-        }
-        defer { heldActions.withLock { $0 = nil } }
-        var value: T?
-        try db.inSavepoint {
-            value = try body()
-            return .commit
-        }
-        let kept = heldActions.withLock { $0 ?? [] }
-        if !kept.isEmpty { commitActions.add(kept, in: db) }
-        return value!
+        try commitActions.inSavepoint(db, body)
     }
 }
