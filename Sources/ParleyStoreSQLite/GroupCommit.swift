@@ -9,6 +9,11 @@ import Synchronization
 /// committed, so an acknowledgement still means durable. A lone write is a transaction of
 /// one. Sends and read and delivery marks go through it: they are the writes that come
 /// many at a time (a mark for every message each member's device receives).
+///
+/// While writers are concurrent (the transaction just committed held more than one write),
+/// the next one waits `delay` first, so that it gathers more writes and the disk syncs
+/// once for all of them: PostgreSQL's `commit_delay` with `commit_siblings`. A write
+/// arriving alone is never delayed, so a quiet server answers as fast as its disk syncs.
 final class GroupCommit: Sendable {
     private struct Waiting: Sendable {
         /// Runs the write in its savepoint and keeps its outcome.
@@ -21,9 +26,19 @@ final class GroupCommit: Sendable {
     }
 
     private let maxBatch: Int
+    private let delay: Duration
+    /// Waits out `delay` (a test holds it open instead).
+    private let pause: @Sendable (Duration) async -> Void
     private let state = Mutex<(waiting: [Waiting], writing: Bool)>(([], false))
 
-    init(maxBatch: Int = 256) { self.maxBatch = maxBatch }
+    init(
+        maxBatch: Int = 256, delay: Duration = .zero,
+        pause: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }
+    ) {
+        self.maxBatch = maxBatch
+        self.delay = delay
+        self.pause = pause
+    }
 
     /// How many writes wait for the next transaction.
     var waitingCount: Int { state.withLock { $0.waiting.count } }
@@ -58,9 +73,12 @@ final class GroupCommit: Sendable {
         }
     }
 
-    /// Writes batches until nobody is waiting.
+    /// Writes batches until nobody is waiting, pausing before each while writers are
+    /// concurrent and the next batch is not yet full.
     private func drain(into store: SQLiteStore) async {
+        var concurrent = false
         while true {
+            if concurrent && delay > .zero && waitingCount < maxBatch { await pause(delay) }
             let batch = state.withLock { state -> [Waiting] in
                 let batch = Array(state.waiting.prefix(maxBatch))
                 state.waiting.removeFirst(batch.count)
@@ -68,6 +86,7 @@ final class GroupCommit: Sendable {
                 return batch
             }
             guard !batch.isEmpty else { return }
+            concurrent = batch.count > 1
             do {
                 try await store.write { db in
                     for waiting in batch { waiting.write(db) }

@@ -21,7 +21,7 @@ public final class SQLiteStore: ParleyStore {
     let pool: DatabasePool
     /// Where committed changes go: this node's fan-out (SQLite serves one node).
     public let fanOut: LocalFanOut
-    let groupCommit = GroupCommit()
+    let groupCommit: GroupCommit
     /// Member lists by version, so that a send does not read them (filled after commits).
     let memberCache = MemberCache()
     /// Rate limits: in memory, as the database serves this node alone.
@@ -29,9 +29,17 @@ public final class SQLiteStore: ParleyStore {
     /// The actions the current transaction (and its savepoints) runs once it commits.
     private let commitActions = CommitActions()
 
+    /// How long group commit waits before a transaction while writers are concurrent, to
+    /// gather more writes into it (see ``GroupCommit``): 1 ms.
+    public static let defaultCommitDelay: Duration = .milliseconds(1)
+
     /// Opens (creating if needed) the database at `path` and migrates it to the current schema.
-    public init(path: String, durability: Durability = .full, fanOut: LocalFanOut = LocalFanOut()) throws {
+    public init(
+        path: String, durability: Durability = .full, commitDelay: Duration = defaultCommitDelay,
+        fanOut: LocalFanOut = LocalFanOut()
+    ) throws {
         self.fanOut = fanOut
+        groupCommit = GroupCommit(delay: commitDelay)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.label = "parley"
@@ -53,13 +61,14 @@ public final class SQLiteStore: ParleyStore {
     }
 
     /// Opens the store in `directory` (created if missing) as `parley.sqlite`.
-    public convenience init(directory: String, durability: Durability = .full, fanOut: LocalFanOut = LocalFanOut())
-        throws
-    {
+    public convenience init(
+        directory: String, durability: Durability = .full, commitDelay: Duration = defaultCommitDelay,
+        fanOut: LocalFanOut = LocalFanOut()
+    ) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try self.init(
             path: (directory as NSString).appendingPathComponent("parley.sqlite"), durability: durability,
-            fanOut: fanOut)
+            commitDelay: commitDelay, fanOut: fanOut)
     }
 
     public func checkReady() async throws {

@@ -35,6 +35,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Commit durability, full or normal (PARLEY_SYNC). Default full: fsync on every commit.")
     var sync: String?
 
+    @Option(
+        help:
+            "Microseconds SQLite's group commit waits, while writers are concurrent, to gather more writes into one commit, 0-100000 (PARLEY_COMMIT_DELAY); 0 turns it off. A write arriving alone never waits. Default 1000."
+    )
+    var commitDelay: Int?
+
     @Option(help: "TLS certificate chain, PEM (PARLEY_TLS_CERT). TLS is on when a key is given too.")
     var tlsCert: String?
 
@@ -238,6 +244,14 @@ struct Serve: AsyncParsableCommand {
         }
         func integer(_ flag: Int?, _ variable: String, _ name: String, _ range: ClosedRange<Int>) throws -> Int? {
             try setting(flag.map(String.init), variable).map { try Self.integer($0, name, range) }
+        }
+        if let microseconds = try integer(commitDelay, "PARLEY_COMMIT_DELAY", "commit delay", 0...100_000) {
+            guard configuration.databaseURL == nil else {
+                throw ValidationError(
+                    "--commit-delay (PARLEY_COMMIT_DELAY) sets SQLite's group commit; with --database, PostgreSQL's own commit_delay decides it."
+                )
+            }
+            configuration.commitDelay = .microseconds(microseconds)
         }
         if let count = try integer(
             databaseConnections, "PARLEY_DATABASE_CONNECTIONS", "database connection count", 1...1000)

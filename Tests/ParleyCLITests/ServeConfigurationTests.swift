@@ -33,6 +33,7 @@ struct ServeConfigurationTests {
         #expect(given.host == defaults.host && given.port == defaults.port)
         #expect(given.databaseURL == nil && given.durability == .full)
         #expect(given.databaseConnections == 16)
+        #expect(given.commitDelay == .milliseconds(1))
         #expect(given.corsOrigins.isEmpty && given.files.maxBytes == defaults.files.maxBytes)
     }
 
@@ -47,6 +48,10 @@ struct ServeConfigurationTests {
         #expect(fromEnvironment.databaseConnections == 4)
         #expect(fromEnvironment.corsOrigins == ["https://a.example", "https://b.example"])
         #expect(fromEnvironment.files.maxBytes[MessageKind(rawValue: "image")] == 1000)
+        #expect(try configuration([], ["PARLEY_COMMIT_DELAY": "0"]).commitDelay == .zero)
+        #expect(
+            try configuration(["--commit-delay", "250"], ["PARLEY_COMMIT_DELAY": "0"]).commitDelay == .microseconds(250)
+        )
 
         let flags = try configuration(
             [
@@ -73,6 +78,11 @@ struct ServeConfigurationTests {
             "--sync (PARLEY_SYNC) sets SQLite's durability; with --database, PostgreSQL's own fsync and synchronous_commit decide it."
         ),
         (["--sync", "fast"], "--sync must be 'full' or 'normal', not 'fast'."),
+        (["--commit-delay", "100001"], "The commit delay must be a whole number in 0...100000, not '100001'."),
+        (
+            ["--commit-delay", "500", "--database", "postgres://db/p"],
+            "--commit-delay (PARLEY_COMMIT_DELAY) sets SQLite's group commit; with --database, PostgreSQL's own commit_delay decides it."
+        ),
         (["--port", "0"], "The port must be a whole number in 1...65535, not '0'."),
         (["--tls-cert", "cert.pem"], "TLS needs both --tls-cert and --tls-key."),
         (

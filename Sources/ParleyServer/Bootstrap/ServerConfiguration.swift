@@ -19,6 +19,8 @@ public struct ServerConfiguration: Sendable {
     /// two of the fan-out's own).
     public var databaseConnections = PostgresStore.defaultConnections
     public var durability = SQLiteStore.Durability.full
+    /// How long SQLite's group commit waits to gather concurrent writes into one transaction.
+    public var commitDelay = SQLiteStore.defaultCommitDelay
     /// PEM files; TLS is on when both are set.
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?

@@ -38,7 +38,9 @@ struct Storage {
                 throw error
             }
         }
-        let store = try SQLiteStore(directory: configuration.dataDirectory, durability: configuration.durability)
+        let store = try SQLiteStore(
+            directory: configuration.dataDirectory, durability: configuration.durability,
+            commitDelay: configuration.commitDelay)
         return Storage(
             store: store, fanOut: store.fanOut, blobs: files.blobs, workDirectory: files.workDirectory,
             services: files.services)
