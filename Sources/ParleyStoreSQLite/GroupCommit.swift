@@ -7,8 +7,9 @@ import Synchronization
 /// transaction, each in its own savepoint so that one rejected write does not fail the
 /// others. Every caller is answered only after the transaction holding its write
 /// committed, so an acknowledgement still means durable. A lone write is a transaction of
-/// one. Sends and read and delivery marks go through it: they are the writes that come
-/// many at a time (a mark for every message each member's device receives).
+/// one. Sends, read and delivery marks, and a login's session and security-log entry go
+/// through it: they are the writes that come many at a time (a mark for every message each
+/// member's device receives; every client logging in again after a restart).
 ///
 /// While writers are concurrent (the transaction just committed held more than one write),
 /// the next one waits `delay` first, so that it gathers more writes and the disk syncs

@@ -4,7 +4,7 @@ import ParleyStore
 
 extension SQLiteStore {
     public func noteSecurityEvent(_ event: SecurityEvent, for userId: UserID) async throws {
-        try await write { db in
+        try await groupCommit.write(to: self) { db in
             try db.execute(
                 sql: "INSERT INTO security_events (user_id, kind, at, device, ip) VALUES (?, ?, ?, ?, ?)",
                 arguments: [userId.rawValue, event.kind.rawValue, event.at, event.device, event.ip])

@@ -4,7 +4,7 @@ import ParleyStore
 
 extension SQLiteStore {
     public func createSession(_ session: NewSession) async throws -> SessionRecord {
-        try await write { db in
+        try await groupCommit.write(to: self) { db in
             try db.run(
                 """
                 INSERT INTO sessions (user_id, device, ip, created_at, last_used_at, access_hash,
