@@ -13,8 +13,9 @@ import Synchronization
 ///
 /// While writers are concurrent (the transaction just committed held more than one write),
 /// the next one waits `delay` first, so that it gathers more writes and the disk syncs
-/// once for all of them: PostgreSQL's `commit_delay` with `commit_siblings`. A write
-/// arriving alone is never delayed, so a quiet server answers as fast as its disk syncs.
+/// once for all of them: PostgreSQL's `commit_delay` with `commit_siblings`. A write waits
+/// only when the transaction before it held more than one write and its batch is not yet
+/// full, so a quiet server answers as fast as its disk syncs.
 final class GroupCommit: Sendable {
     private struct Waiting: Sendable {
         /// Runs the write in its savepoint and keeps its outcome.
@@ -22,7 +23,8 @@ final class GroupCommit: Sendable {
         /// Answers the caller once the transaction ended: with the write's own error if it
         /// failed, with its value if the transaction committed, else with the commit's error.
         /// An own error was decided after the batch's earlier writes, which a failed commit
-        /// undid too; no rule of a send or a mark depends on another write of its batch.
+        /// undid too; no rule of a send, a mark, a session or a security-log entry depends on
+        /// another write of its batch.
         let answer: @Sendable ((any Error)?) -> Void
     }
 

@@ -37,7 +37,7 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help:
-            "Microseconds SQLite's group commit waits, while writers are concurrent, to gather more writes into one commit, 0-100000 (PARLEY_COMMIT_DELAY); 0 turns it off. A write arriving alone never waits. Default 1000."
+            "Microseconds SQLite's group commit waits, while writers are concurrent, to gather more writes into one commit, 0-100000 (PARLEY_COMMIT_DELAY); 0 turns it off. A write waits only when the transaction before it held more than one write. Default 1000."
     )
     var commitDelay: Int?
 
@@ -207,6 +207,7 @@ struct Serve: AsyncParsableCommand {
                 "address": "\(configuration.usesTLS ? "https" : "http")://\(configuration.host):\(configuration.port)",
                 "storage": "\(configuration.databaseURL == nil ? "sqlite:" + configuration.dataDirectory : "postgres")",
                 "sync": "\(configuration.durability.rawValue)",
+                "commitDelay": "\(configuration.commitDelay)",
             ])
         let app = try await buildApplication(configuration, logger: logger)
         try await app.runService()

@@ -55,15 +55,7 @@ struct GroupCommitDelayTests {
         let groupCommit = GroupCommit(delay: .milliseconds(5), pause: { await pauses.hold($0) })
         let holdingTheWriter = DispatchSemaphore(value: 0)
         @Sendable func insert(_ n: Int, holding release: DispatchSemaphore? = nil) -> Task<Void, any Error> {
-            Task {
-                try await groupCommit.write(to: store) { db in
-                    try db.execute(sql: "INSERT INTO probe (n) VALUES (?)", arguments: [n])
-                    if let release {
-                        holdingTheWriter.signal()
-                        release.wait()
-                    }
-                }
-            }
+            Self.insert(n, into: store, through: groupCommit, holding: release.map { ($0, holdingTheWriter) })
         }
 
         // A write alone is not delayed, then or after.
@@ -105,5 +97,51 @@ struct GroupCommitDelayTests {
         let rows = try await store.pool.read { db in try Int.fetchAll(db, sql: "SELECT n FROM probe ORDER BY n") }
         #expect(rows == Array(0...6))
         try store.close()
+    }
+
+    /// A batch that is already full is taken at once, even while writers are concurrent.
+    @Test func aFullBatchIsNotDelayed() async throws {
+        let store = try SQLiteStore(path: temporaryDirectory() + "/commit-delay-full.sqlite")
+        try await store.pool.write { db in try db.execute(sql: "CREATE TABLE probe (n INTEGER)") }
+        let pauses = Pauses()
+        let groupCommit = GroupCommit(maxBatch: 2, delay: .milliseconds(5), pause: { await pauses.hold($0) })
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let first = Self.insert(0, into: store, through: groupCommit, holding: (release, holding))
+        try await eventually { holding.wait(timeout: .now()) == .success }
+        var queued: [Task<Void, any Error>] = []
+        for n in 1...4 {
+            queued.append(Self.insert(n, into: store, through: groupCommit))
+            try await eventually { groupCommit.waitingCount == n }
+        }
+        release.signal()
+        try await first.value
+        // Two full batches of two: the second is taken without a pause (else its writes
+        // would wait for the held pause), and the pause comes after it.
+        try await eventually {
+            try await store.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM probe") } == 5
+        }
+        try await eventually { pauses.heldCount == 1 }
+        #expect(pauses.taken.count == 1)
+        pauses.open()
+        for task in queued { try await task.value }
+        try store.close()
+    }
+
+    /// Inserts `n` into `probe` through `groupCommit`; with `holding`, signals its second
+    /// semaphore from inside the transaction and waits there for its first.
+    private static func insert(
+        _ n: Int, into store: SQLiteStore, through groupCommit: GroupCommit,
+        holding: (release: DispatchSemaphore, entered: DispatchSemaphore)? = nil
+    ) -> Task<Void, any Error> {
+        Task {
+            try await groupCommit.write(to: store) { db in
+                try db.execute(sql: "INSERT INTO probe (n) VALUES (?)", arguments: [n])
+                if let holding {
+                    holding.entered.signal()
+                    holding.release.wait()
+                }
+            }
+        }
     }
 }
