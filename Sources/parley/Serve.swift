@@ -201,14 +201,16 @@ struct Serve: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "parley")
-        logger.info(
-            "Starting Parley",
-            metadata: [
-                "address": "\(configuration.usesTLS ? "https" : "http")://\(configuration.host):\(configuration.port)",
-                "storage": "\(configuration.databaseURL == nil ? "sqlite:" + configuration.dataDirectory : "postgres")",
-                "sync": "\(configuration.durability.rawValue)",
-                "commitDelay": "\(configuration.commitDelay)",
-            ])
+        var metadata: Logger.Metadata = [
+            "address": "\(configuration.usesTLS ? "https" : "http")://\(configuration.host):\(configuration.port)",
+            "storage": "\(configuration.databaseURL == nil ? "sqlite:" + configuration.dataDirectory : "postgres")",
+        ]
+        // SQLite's own settings; PostgreSQL's server decides these there.
+        if configuration.databaseURL == nil {
+            metadata["sync"] = "\(configuration.durability.rawValue)"
+            metadata["commitDelay"] = "\(configuration.commitDelay)"
+        }
+        logger.info("Starting Parley", metadata: metadata)
         let app = try await buildApplication(configuration, logger: logger)
         try await app.runService()
         logger.info("Parley stopped")

@@ -105,5 +105,9 @@ struct ServeConfigurationTests {
             refusal([], ["PARLEY_SYNC": "full", "PARLEY_DATABASE_URL": "postgres://db/p"])?.hasPrefix(
                 "--sync (PARLEY_SYNC)")
                 == true)
+        #expect(
+            refusal([], ["PARLEY_COMMIT_DELAY": "500", "PARLEY_DATABASE_URL": "postgres://db/p"])?.hasPrefix(
+                "--commit-delay (PARLEY_COMMIT_DELAY)")
+                == true)
     }
 }
