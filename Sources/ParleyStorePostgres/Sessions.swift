@@ -9,15 +9,21 @@ extension PostgresStore {
             try SessionRecord(
                 row: try await connection.rows(
                     """
-                    INSERT INTO sessions (user_id, device, ip, created_at, last_used_at, access_hash, access_expires_at,
-                        refresh_hash, refresh_expires_at)
-                    VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8) RETURNING *
+                    WITH session AS (
+                        INSERT INTO sessions (user_id, device, ip, created_at, last_used_at, access_hash,
+                            access_expires_at, refresh_hash, refresh_expires_at)
+                        VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8) RETURNING *),
+                    noted AS (
+                        INSERT INTO security_events (user_id, kind, at, device, ip)
+                        SELECT user_id, $9, created_at, device, ip FROM session)
+                    SELECT * FROM session
                     """,
                     [
                         .int(session.userId.rawValue), .text(session.device), .text(session.ip),
                         .int(session.createdAt),
                         .text(session.tokens.accessTokenHash), .int(session.tokens.accessExpiresAt),
                         .text(session.tokens.refreshTokenHash), .int(session.tokens.refreshExpiresAt),
+                        .text(SecurityEventKind.login.rawValue),
                     ], logger: logger)[0])
         }
     }

@@ -16,7 +16,14 @@ extension SQLiteStore {
                     session.tokens.accessTokenHash, session.tokens.accessExpiresAt, session.tokens.refreshTokenHash,
                     session.tokens.refreshExpiresAt,
                 ])
-            return try Self.fetchSession(db, sql: "id = ?", db.lastInsertedRowID)!
+            let id = db.lastInsertedRowID
+            try db.run(
+                "INSERT INTO security_events (user_id, kind, at, device, ip) VALUES (?, ?, ?, ?, ?)",
+                [
+                    session.userId.rawValue, SecurityEventKind.login.rawValue, session.createdAt, session.device,
+                    session.ip,
+                ])
+            return try Self.fetchSession(db, sql: "id = ?", id)!
         }
     }
 

@@ -159,6 +159,22 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.available)
+    func aSessionKeepsItsLoginInTheSecurityLogWithIt(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let users = try await makeUsers(store, "alice", "bob")
+        let tokens = SessionTokens(
+            accessTokenHash: "a1", accessExpiresAt: Self.now + 1000, refreshTokenHash: "r1",
+            refreshExpiresAt: Self.now + 5000)
+        _ = try await store.createSession(
+            NewSession(userId: users[0], device: "phone", ip: "10.0.0.1", tokens: tokens, createdAt: Self.now))
+        #expect(
+            try await store.securityEvents(of: users[0], limit: 10)
+                == [SecurityEvent(kind: .login, at: Self.now, device: "phone", ip: "10.0.0.1")])
+        #expect(try await store.securityEvents(of: users[1], limit: 10).isEmpty)
+        try await store.close()
+    }
+
+    @Test(arguments: StoreBackend.available)
     func presentingARotatedRefreshTokenAgainRevokesItsSession(_ backend: StoreBackend) async throws {
         let store = try await backend.make()
         let revoked = try await RevocationLog(store, on: backend)

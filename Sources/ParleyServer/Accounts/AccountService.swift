@@ -213,7 +213,7 @@ public struct AccountService: Sendable {
         let (tokens, access, refresh) = makeTokens(now: now)
         let session = try await store.createSession(
             NewSession(userId: user.id, device: device, ip: ip, tokens: tokens, createdAt: now))
-        try await audit.note(.login, of: user.id, device: device, ip: ip, ["session": "\(session.id)"])
+        audit.logKept(.login, of: user.id, device: device, ip: ip, ["session": "\(session.id)"])
         return TokenResponse(
             accessToken: access, accessTokenExpiresAt: tokens.accessExpiresAt, refreshToken: refresh,
             refreshTokenExpiresAt: tokens.refreshExpiresAt, session: session.info(current: session.id),

@@ -18,13 +18,22 @@ struct SecurityAudit: Sendable {
         _ kind: SecurityEventKind, of userId: UserID, device: String? = nil, ip: String? = nil,
         _ details: Logger.Metadata = [:]
     ) async throws {
+        logKept(kind, of: userId, device: device, ip: ip, details)
+        try await store.noteSecurityEvent(
+            SecurityEvent(kind: kind, at: clock.now(), device: device, ip: ip), for: userId)
+    }
+
+    /// Logs `kind` for the operator only, for an event the store kept in the security log with
+    /// the change it belongs to (a login, with its session: ``SessionStore/createSession(_:)``).
+    func logKept(
+        _ kind: SecurityEventKind, of userId: UserID, device: String? = nil, ip: String? = nil,
+        _ details: Logger.Metadata = [:]
+    ) {
         var metadata = details
         metadata["user"] = "\(userId)"
         if let device { metadata["device"] = "\(device)" }
         if let ip { metadata["ip"] = "\(ip)" }
         log(kind.rawValue, metadata)
-        try await store.noteSecurityEvent(
-            SecurityEvent(kind: kind, at: clock.now(), device: device, ip: ip), for: userId)
     }
 
     /// An operator's line only (failed attempts, locks, logouts).

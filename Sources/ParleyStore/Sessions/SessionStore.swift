@@ -2,6 +2,8 @@ import ParleyCore
 
 /// Login sessions and their token pairs.
 public protocol SessionStore: Sendable {
+    /// Opens a session and, in the same transaction, keeps its `login` in the user's security
+    /// log (with the session's device, address and time): a session never exists without it.
     func createSession(_ session: NewSession) async throws -> SessionRecord
     /// The live session whose access token hashes to `accessTokenHash`, or nil when unknown,
     /// revoked or expired at `now`. Notes the use (see ``SessionRules/shouldNoteUse(lastUsedAt:now:)``).
