@@ -17,12 +17,9 @@ extension SQLiteStore {
                     session.tokens.refreshExpiresAt,
                 ])
             let id = db.lastInsertedRowID
-            try db.run(
-                "INSERT INTO security_events (user_id, kind, at, device, ip) VALUES (?, ?, ?, ?, ?)",
-                [
-                    session.userId.rawValue, SecurityEventKind.login.rawValue, session.createdAt, session.device,
-                    session.ip,
-                ])
+            try Self.insertSecurityEvent(
+                db, SecurityEvent(kind: .login, at: session.createdAt, device: session.device, ip: session.ip),
+                for: session.userId)
             return try Self.fetchSession(db, sql: "id = ?", id)!
         }
     }
