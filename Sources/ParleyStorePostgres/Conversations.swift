@@ -128,6 +128,7 @@ extension PostgresStore {
     }
 
     /// The rows behind ``summaries(_:for:where:orderBy:limit:_:)``, with each one's `change_version`.
+    /// Unread mentions are counted only where something is unread, as on SQLite.
     func summaryRows(
         _ connection: PostgresConnection, for userId: UserID, where condition: String, orderBy order: String,
         limit: Int64,
@@ -141,9 +142,11 @@ extension PostgresStore {
                     WHERE o.conversation_id = c.id AND o.user_id <> m.user_id) AS others_read_seq,
                 (SELECT COALESCE(MAX(GREATEST(o.delivered_seq, o.read_seq)), 0) FROM members o
                     WHERE o.conversation_id = c.id AND o.user_id <> m.user_id) AS others_delivered_seq,
-                (SELECT COUNT(DISTINCT x.seq) FROM mentions x
-                    WHERE x.conversation_id = c.id AND x.user_id IN (m.user_id, 0) AND x.sender_id <> m.user_id
-                    AND x.seq > GREATEST(m.read_seq, COALESCE(m.cleared_seq, 0))) AS unread_mentions,
+                CASE WHEN c.max_seq > GREATEST(m.read_seq, COALESCE(m.cleared_seq, 0)) THEN
+                    (SELECT COUNT(DISTINCT x.seq) FROM mentions x
+                        WHERE x.conversation_id = c.id AND x.user_id IN (m.user_id, 0) AND x.sender_id <> m.user_id
+                        AND x.seq > GREATEST(m.read_seq, COALESCE(m.cleared_seq, 0)))
+                ELSE 0 END AS unread_mentions,
                 lm.id AS lm_id, lm.seq AS lm_seq, lm.sender_id AS lm_sender_id, lm.client_msg_id AS lm_client_msg_id,
                 lm.kind AS lm_kind, lm.content AS lm_content, lm.sent_at AS lm_sent_at, lm.quote AS lm_quote,
                 lm.forwarded AS lm_forwarded, lm.edited_at AS lm_edited_at,

@@ -416,6 +416,15 @@ import Testing
                 _ = try await send(api, .text, ["text": "@all", "mentionAll": true], to: group, as: bob)
             }
             #expect(closed?.error.code == .mentionAllNotAllowed)
+
+            // A clear counts as reading what it covers (cyd has read nothing), until the next mention.
+            let last = try await api.fullHistory(of: group, as: cyd).last!.seq
+            let _: ConversationSummary = try await api.call(
+                .patch, "/v1/conversations/\(group)/settings", UpdateSettingsRequest(clearUpToSeq: last),
+                token: cyd.token)
+            #expect(try await summary(api, group, for: cyd).unreadMentions == 0, "cleared mentions are not unread")
+            _ = try await send(api, .text, ["text": "@cyd", "mentions": [id(cyd)]], to: group, as: alice)
+            #expect(try await summary(api, group, for: cyd).unreadMentions == 1, "a mention after the clear is")
         }
     }
 
