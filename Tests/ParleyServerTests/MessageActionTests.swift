@@ -417,7 +417,7 @@ import Testing
             }
             #expect(closed?.error.code == .mentionAllNotAllowed)
 
-            // A clear counts as reading what it covers (cyd has read nothing), until the next mention.
+            // A clear covers its mentions as reading does (cyd read below it), until the next mention.
             let last = try await api.fullHistory(of: group, as: cyd).last!.seq
             let _: ConversationSummary = try await api.call(
                 .patch, "/v1/conversations/\(group)/settings", UpdateSettingsRequest(clearUpToSeq: last),
