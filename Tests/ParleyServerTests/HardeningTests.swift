@@ -516,9 +516,17 @@ import Testing
             let alice = try await api.signUp("alice")
             let bob = try await api.signUp("bob")
             let group = try await api.createGroup("flood", by: bob, with: [alice])
-            // Alice authenticates in the upgrade request and then never reads a byte.
-            let stuck = try RawTCPSocket(port: api.port, receiveBuffer: 4_096)
-            stuck.sendWebSocketUpgrade(token: alice.token)
+            // Alice authenticates in the upgrade request, reads until her `ready`, and then never
+            // reads a byte. Without that wait a loaded PostgreSQL run in CI lost her socket before
+            // anything reached it (no stuck write, and her socket gone at the end), most likely to
+            // a token check answered `unavailable`, after which a client reconnects: so may she.
+            var attached: RawTCPSocket?
+            for _ in 0..<3 where attached == nil {
+                let socket = try RawTCPSocket(port: api.port, receiveBuffer: 4_096)
+                socket.sendWebSocketUpgrade(token: alice.token)
+                if await socket.read(until: #""type":"ready""#, within: .seconds(60)) != nil { attached = socket }
+            }
+            let stuck = try #require(attached, "alice's socket got its ready")
             let sender = try await LiveSocket.connect(api.webSocketURL, token: bob.token)
             let text = String(repeating: "汉", count: Limits.maxTextLength)  // 24 KB a message
             // One big message, then copies of it: each copy reaches alice whole while bob's
@@ -545,6 +553,7 @@ import Testing
             #expect(
                 try await api.metricsShow("parley_stuck_write_aborts_total 1", within: .seconds(300)),
                 "the stuck socket was cut off")
+            #expect(await stuck.closedByPeer(within: .seconds(60)), "alice's end saw it close")
             let metrics = try await api.raw(.get, "/metrics").body
             #expect(metrics.contains("parley_connections 1"), "only bob's socket is still counted")
             let ping = try await sender.request(.ping, EmptyPayload())

@@ -61,6 +61,12 @@ final class RawTCPSocket: @unchecked Sendable {
     /// connection ended or `timeout` passed first. What follows the head in the same read is
     /// dropped.
     func readResponseStatus(within timeout: Duration) async -> String? {
+        await read(until: "\r\n\r\n", within: timeout)?.components(separatedBy: "\r\n").first
+    }
+
+    /// Reads until what came contains `marker`, and answers all of it as text; nil when the
+    /// connection ended or `timeout` passed first.
+    func read(until marker: String, within timeout: Duration) async -> String? {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         var received: [UInt8] = []
@@ -68,7 +74,7 @@ final class RawTCPSocket: @unchecked Sendable {
             guard let bytes = await read(timeout: .milliseconds(100)) else { return nil }
             received += bytes
             let text = String(decoding: received, as: UTF8.self)
-            if text.contains("\r\n\r\n") { return text.components(separatedBy: "\r\n").first }
+            if text.contains(marker) { return text }
         }
         return nil
     }
