@@ -105,9 +105,20 @@ extension Row {
     static func decodeAll<Value>(
         _ db: Database, sql: String, arguments: StatementArguments = [], _ decode: (Row) throws -> Value
     ) throws -> [Value] {
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+        try decodeAll(db, sql: sql, arguments: arguments, layout: { _ in () }) { row, _ in try decode(row) }
+    }
+
+    /// Every row of constant SQL, each turned into a value by `decode` with where its columns
+    /// are, which `locate` finds in the statement once for all its rows.
+    static func decodeAll<Layout, Value>(
+        _ db: Database, sql: String, arguments: StatementArguments = [], layout locate: (Statement) -> Layout,
+        _ decode: (Row, Layout) throws -> Value
+    ) throws -> [Value] {
+        let statement = try db.cachedStatement(sql: sql)
+        let layout = locate(statement)
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
         var values: [Value] = []
-        while let row = try rows.next() { values.append(try decode(row)) }
+        while let row = try rows.next() { values.append(try decode(row, layout)) }
         return values
     }
 

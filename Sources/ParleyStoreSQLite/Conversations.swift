@@ -105,19 +105,20 @@ extension SQLiteStore {
         arguments: StatementArguments
     ) throws -> [ConversationSummary] {
         try summaryRows(db, for: userId, where: condition, orderBy: order, limit: limit, arguments: arguments) {
-            try ConversationSummary(row: $0, viewer: userId)
+            try ConversationSummary(row: $0, layout: $1, viewer: userId)
         }
     }
 
     /// The rows behind ``summaries(_:for:where:orderBy:limit:arguments:)``, with each one's
-    /// `change_version`, each turned into a value by `decode` (``Row/decodeAll(_:sql:arguments:_:)``:
-    /// decoding copied summary rows was most of a sync's cost). `condition` and `order` come from
+    /// `change_version`, each turned into a value by `decode` with where its columns are
+    /// (``Row/decodeAll(_:sql:arguments:layout:_:)``: decoding copied summary rows was most of
+    /// a sync's cost, and then looking their columns up by name 7 %). `condition` and `order` come from
     /// a fixed set of callers, so the statements stay few. Unread mentions are counted only
     /// where something is unread (a `COUNT(DISTINCT)` builds a temporary table per row: it was
     /// almost half of SQLite's time in a sync of read conversations).
     static func summaryRows<Value>(
         _ db: Database, for userId: UserID, where condition: String, orderBy order: String, limit: Int,
-        arguments: StatementArguments, _ decode: (Row) throws -> Value
+        arguments: StatementArguments, _ decode: (Row, ConversationSummary.Layout) throws -> Value
     ) throws -> [Value] {
         try Row.decodeAll(
             db,
@@ -146,7 +147,7 @@ extension SQLiteStore {
                 ORDER BY \(order)
                 LIMIT ?
                 """,
-            arguments: [userId.rawValue] + arguments + [limit], decode)
+            arguments: [userId.rawValue] + arguments + [limit], layout: ConversationSummary.Layout.init, decode)
     }
 
     static func summary(_ db: Database, _ id: ConversationID, for userId: UserID) throws -> ConversationSummary {

@@ -168,7 +168,8 @@ extension SQLiteStore {
                 conditions.append("seq > ?")
                 arguments += [clearedUpTo]
             }
-            let rows = try Row.fetchAll(
+            // Few statements (the conditions are a fixed set), so they are cached.
+            let messages = try Row.decodeAll(
                 db,
                 sql: """
                     SELECT *, EXISTS (SELECT 1 FROM deleted_messages d
@@ -177,11 +178,14 @@ extension SQLiteStore {
                     FROM messages WHERE \(conditions.joined(separator: " AND "))
                     ORDER BY seq \(window.newestFirst ? "DESC" : "ASC") LIMIT ?
                     """,
-                arguments: [userId.rawValue] + arguments + [window.fetchLimit])
-            return window.page(
-                try rows.compactMap {
-                    MessageRules.seen(try Message(row: $0), deletedForViewer: $0["deleted"], clearedUpTo: clearedUpTo)
-                })
+                arguments: [userId.rawValue] + arguments + [window.fetchLimit],
+                layout: { (message: Message.Layout($0), deleted: $0.column("deleted")) }
+            ) { row, layout in
+                MessageRules.seen(
+                    try Message(row: row, layout: layout.message), deletedForViewer: row[layout.deleted],
+                    clearedUpTo: clearedUpTo)
+            }
+            return window.page(messages.compactMap { $0 })
         }
     }
 

@@ -24,8 +24,8 @@ extension SQLiteStore {
                 limit: paging.fetchLimit, arguments: [paging.since.version, paging.since.version]
             ) {
                 (
-                    summary: try ConversationSummary(row: $0, viewer: userId),
-                    changeVersion: $0["change_version"] as Int64
+                    summary: try ConversationSummary(row: $0, layout: $1, viewer: userId),
+                    changeVersion: $0[$1.changeVersion] as Int64
                 )
             }
             return try paging.batch(eventBodies: eventBodies, changed: changed, currentVersion: currentVersion)
