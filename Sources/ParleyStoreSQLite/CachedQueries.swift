@@ -105,7 +105,7 @@ extension Row {
     static func decodeAll<Value>(
         _ db: Database, sql: String, arguments: StatementArguments = [], _ decode: (Row) throws -> Value
     ) throws -> [Value] {
-        try decodeAll(db, sql: sql, arguments: arguments, layout: { _ in () }) { row, _ in try decode(row) }
+        try decodeAll(db, sql: sql, arguments: arguments, layout: { _ in () }, { row, _ in try decode(row) })
     }
 
     /// Every row of constant SQL, each turned into a value by `decode` with where its columns
