@@ -112,10 +112,10 @@ extension SQLiteStore {
     /// The rows behind ``summaries(_:for:where:orderBy:limit:arguments:)``, with each one's
     /// `change_version`, each turned into a value by `decode` with where its columns are
     /// (``Row/decodeAll(_:sql:arguments:layout:_:)``: decoding copied summary rows was most of
-    /// a sync's cost, and then looking their columns up by name 7 %). `condition` and `order` come from
-    /// a fixed set of callers, so the statements stay few. Unread mentions are counted only
-    /// where something is unread (a `COUNT(DISTINCT)` builds a temporary table per row: it was
-    /// almost half of SQLite's time in a sync of read conversations).
+    /// a sync's cost, and then looking their columns up by name 7 %). `condition` and `order`
+    /// come from a fixed set of callers, so the statements stay few. Unread mentions are
+    /// counted only where something is unread (a `COUNT(DISTINCT)` builds a temporary table
+    /// per row: it was almost half of SQLite's time in a sync of read conversations).
     static func summaryRows<Value>(
         _ db: Database, for userId: UserID, where condition: String, orderBy order: String, limit: Int,
         arguments: StatementArguments, _ decode: (Row, ConversationSummary.Layout) throws -> Value
