@@ -51,8 +51,12 @@ extension ColumnLocator {
 extension Statement: ColumnLocator {}
 
 extension Row: ColumnLocator {
+    /// Ignores case, as `Statement`'s does (and as GRDB's own scan of a copied row does).
     func index(ofColumn name: String) -> Int? {
-        for (index, column) in columnNames.enumerated() where column == name { return index }
+        let lowercased = name.lowercased()
+        for (index, column) in columnNames.enumerated() where column == name || column.lowercased() == lowercased {
+            return index
+        }
         return nil
     }
 }
