@@ -104,6 +104,18 @@ public struct ConversationDetail: Codable, Hashable, Sendable {
     }
 }
 
+/// A page of `GET /v1/conversations`, most recently active first; `nextCursor` is absent on
+/// the last page.
+public struct ConversationPage: Codable, Hashable, Sendable {
+    public var conversations: [ConversationSummary]
+    public var nextCursor: String?
+
+    public init(conversations: [ConversationSummary], nextCursor: String?) {
+        self.conversations = conversations
+        self.nextCursor = nextCursor
+    }
+}
+
 /// `POST /v1/conversations`: a group; the creator becomes its owner.
 public struct CreateGroupRequest: Codable, Sendable, StrictDecodable {
     public var name: String

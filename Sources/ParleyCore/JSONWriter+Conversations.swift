@@ -1,19 +1,22 @@
 extension SyncResponse: JSONWritable {
     public func write(to writer: inout JSONWriter) throws {
-        writer.raw(#"{"conversations":["#)
-        for (index, summary) in conversations.enumerated() {
-            if index > 0 { writer.raw(",") }
-            try writer.conversationSummary(summary)
-        }
-        writer.raw(#"],"events":["#)
-        for (index, event) in events.enumerated() {
-            if index > 0 { writer.raw(",") }
-            writer.json(try JSONText.encode(event))
-        }
-        writer.raw(#"],"cursor":"#)
+        writer.raw(#"{"conversations":"#)
+        try writer.array(conversations) { try $0.conversationSummary($1) }
+        writer.raw(#","events":"#)
+        try writer.array(events) { $0.json(try JSONText.encode($1)) }
+        writer.raw(#","cursor":"#)
         writer.string(cursor)
         writer.raw(#","hasMore":"#)
         writer.bool(hasMore)
+        writer.raw("}")
+    }
+}
+
+extension ConversationPage: JSONWritable {
+    public func write(to writer: inout JSONWriter) throws {
+        writer.raw(#"{"conversations":"#)
+        try writer.array(conversations) { try $0.conversationSummary($1) }
+        writer.nextCursor(nextCursor)
         writer.raw("}")
     }
 }
@@ -22,12 +25,9 @@ extension ConversationDetail: JSONWritable {
     public func write(to writer: inout JSONWriter) throws {
         writer.raw(#"{"conversation":"#)
         try writer.conversationSummary(conversation)
-        writer.raw(#","members":["#)
-        for (index, member) in members.enumerated() {
-            if index > 0 { writer.raw(",") }
-            writer.member(member)
-        }
-        writer.raw("]}")
+        writer.raw(#","members":"#)
+        writer.array(members) { $0.member($1) }
+        writer.raw("}")
     }
 }
 

@@ -43,6 +43,25 @@ public struct JSONWriter {
 
     public mutating func bool(_ value: Bool) { value ? raw("true") : raw("false") }
 
+    /// `elements` as an array, each written by `write`.
+    public mutating func array<Element>(
+        _ elements: [Element], _ write: (inout JSONWriter, Element) throws -> Void
+    ) rethrows {
+        raw("[")
+        for (index, element) in elements.enumerated() {
+            if index > 0 { raw(",") }
+            try write(&self, element)
+        }
+        raw("]")
+    }
+
+    /// A page's `,"nextCursor":…`, left out on the last page (no cursor).
+    public mutating func nextCursor(_ cursor: String?) {
+        guard let cursor else { return }
+        raw(#","nextCursor":"#)
+        string(cursor)
+    }
+
     /// A number, written with all its digits as `JSONEncoder` writes it; NaN, which JSON
     /// cannot express, throws.
     public mutating func number(_ value: JSONNumber) throws {
@@ -63,13 +82,7 @@ public struct JSONWriter {
         case .bool(let flag): bool(flag)
         case .number(let number): try self.number(number)
         case .string(let string): self.string(string)
-        case .array(let elements):
-            bytes.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                try self.value(element)
-            }
-            bytes.append(UInt8(ascii: "]"))
+        case .array(let elements): try array(elements) { try $0.value($1) }
         case .object(let members):
             bytes.append(UInt8(ascii: "{"))
             var first = true

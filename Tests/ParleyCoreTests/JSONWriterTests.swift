@@ -75,7 +75,24 @@ struct JSONWriterTests {
         }
     }
 
-    @Test func syncPagesMemberListsAndReceiptsDecodeToTheSameValueWithTheSameKeysAsFromJSONEncoder() throws {
+    @Test func historyAndSearchPagesDecodeToTheSameValueWithTheSameKeysAsFromJSONEncoder() throws {
+        try Self.expectSameAsJSONEncoder([
+            HistoryPage(messages: [], hasMore: false),
+            HistoryPage(messages: Self.messages, hasMore: true),
+            HistoryPage(messages: Array(Self.messages.suffix(1)), hasMore: false),
+        ])
+        try Self.expectSameAsJSONEncoder([
+            MessageSearchPage(hits: [], nextCursor: nil),
+            MessageSearchPage(
+                hits: Self.messages.enumerated().map { index, message in
+                    MessageSearchHit(
+                        message: message,
+                        highlights: (0..<index % 3).map { TextRange(start: $0 * 7, length: index + 1) })
+                }, nextCursor: "1:99"),
+        ])
+    }
+
+    @Test func syncAndListPagesMembersAndReceiptsDecodeToTheSameValueWithTheSameKeysAsFromJSONEncoder() throws {
         let members = Self.awkwardStrings.enumerated().map { index, text in
             Member(
                 userId: UserID(Int64(index) + 1), role: [.owner, .admin, .member][index % 3], readSeq: Int64(index),
@@ -100,6 +117,11 @@ struct JSONWriterTests {
         ]
         try Self.expectSameAsJSONEncoder(details)
         try Self.expectSameAsJSONEncoder(pages)
+        try Self.expectSameAsJSONEncoder([
+            ConversationPage(conversations: [], nextCursor: nil),
+            ConversationPage(conversations: Self.summaries, nextCursor: "next\"cursor"),
+            ConversationPage(conversations: Array(Self.summaries.prefix(1)), nextCursor: nil),
+        ])
         try Self.expectSameAsJSONEncoder([
             ReadReceipt(conversationId: ConversationID(1), userId: UserID(2), seq: 0),
             ReadReceipt(conversationId: ConversationID(Int64.max), userId: UserID(7), seq: Int64.max),

@@ -319,11 +319,6 @@ import Testing
         }
     }
 
-    struct ConversationPage: Decodable {
-        var conversations: [ConversationSummary]
-        var nextCursor: String?
-    }
-
     // MARK: JSON and text
 
     @Test func lenientJSONIsRefusedOverHTTPAndWebSocket() async throws {

@@ -5,18 +5,12 @@ import ParleyCore
 struct ConversationController {
     let conversations: ConversationService
 
-    /// A page of `GET /v1/conversations`; `nextCursor` is absent on the last page.
-    struct ConversationList: Codable, Sendable {
-        var conversations: [ConversationSummary]
-        var nextCursor: String?
-    }
-
     func addRoutes(to routes: RouteRegistry) {
         routes.authenticated(.listConversations) { request, _, identity in
             let page = try await conversations.conversations(
                 for: identity, cursor: request.uri.queryParameters.get("cursor"),
                 limit: try request.queryInteger("limit").map { Int(clamping: $0) })
-            return JSONResponse(ConversationList(conversations: page.conversations, nextCursor: page.nextCursor))
+            return JSONResponse(ConversationPage(conversations: page.conversations, nextCursor: page.nextCursor))
         }
         routes.authenticated(.createGroup) { request, context, identity in
             let body = try await request.decodeJSON(CreateGroupRequest.self, context: context)
