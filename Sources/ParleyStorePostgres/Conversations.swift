@@ -124,7 +124,9 @@ extension PostgresStore {
         _ values: [SQLValue]
     ) async throws -> [ConversationSummary] {
         try await summaryRows(connection, for: userId, where: condition, orderBy: order, limit: limit, values)
-            .map { try ConversationSummary(row: $0, viewer: userId) }
+            .decodeAll(layout: ConversationSummary.Layout.init) {
+                try ConversationSummary(row: $0, layout: $1, viewer: userId)
+            }
     }
 
     /// The rows behind ``summaries(_:for:where:orderBy:limit:_:)``, with each one's `change_version`.
@@ -213,36 +215,39 @@ extension PostgresStore {
 }
 
 extension ConversationSummary {
-    init(row: PostgresRandomAccessRow, viewer: UserID) throws {
-        let id = ConversationID(try row.int("id"))
-        let peer = try row.optionalText("direct_key").flatMap { DirectKey.peer(in: $0, of: viewer) }
-        let settings = try ConversationSettings(row: row)
+    /// Decodes a row of the summary query whose columns are at `layout`
+    /// (``PostgresStore/summaryRows(_:for:where:orderBy:limit:_:)``).
+    init(row: PostgresRandomAccessRow, layout: Layout, viewer: UserID) throws {
+        let id = ConversationID(try row.int(layout.id))
+        let peer = try row.optionalText(layout.directKey).flatMap { DirectKey.peer(in: $0, of: viewer) }
+        let settings = try ConversationSettings(row: row, layout: layout.settings)
         var lastMessage: Message?
-        if try row.optionalInt("lm_id") != nil {
+        if try row.optionalInt(layout.lastMessageId) != nil {
             lastMessage = MessageRules.seen(
-                try Message(row: row, prefix: "lm_", conversationId: id), deletedForViewer: try row.bool("lm_deleted"),
-                clearedUpTo: settings.clearedUpToSeq)
+                try Message(row: row, layout: layout.lastMessage, conversationId: id),
+                deletedForViewer: try row.bool(layout.lastMessageDeleted), clearedUpTo: settings.clearedUpToSeq)
         }
         self.init(
-            id: id, kind: ConversationKind(rawValue: try row.text("kind")) ?? .group,
-            name: try row.optionalText("name"), peerId: peer,
-            memberCount: Int(try row.int("member_count")), maxSeq: try row.int("max_seq"),
-            readSeq: try row.int("read_seq"),
-            othersReadSeq: try row.int("others_read_seq"), othersDeliveredSeq: try row.int("others_delivered_seq"),
-            unreadMentions: Int(try row.int("unread_mentions")), lastMessage: lastMessage,
-            createdAt: try row.int("created_at"),
-            lastActivityAt: try row.int("last_activity_at"), group: try GroupProfile(row: row),
-            settings: settings)
+            id: id, kind: ConversationKind(rawValue: try row.text(layout.kind)) ?? .group,
+            name: try row.optionalText(layout.name), peerId: peer,
+            memberCount: Int(try row.int(layout.memberCount)), maxSeq: try row.int(layout.maxSeq),
+            readSeq: try row.int(layout.readSeq),
+            othersReadSeq: try row.int(layout.othersReadSeq),
+            othersDeliveredSeq: try row.int(layout.othersDeliveredSeq),
+            unreadMentions: Int(try row.int(layout.unreadMentions)), lastMessage: lastMessage,
+            createdAt: try row.int(layout.createdAt), lastActivityAt: try row.int(layout.lastActivityAt),
+            group: try GroupProfile(row: row, layout: layout.group), settings: settings)
     }
 }
 
 extension ConversationSettings {
-    /// Decodes a member's settings columns.
-    init(row: PostgresRandomAccessRow) throws {
+    /// Decodes a member's settings columns, at `layout` when it is known.
+    init(row: PostgresRandomAccessRow, layout: Layout? = nil) throws {
+        let layout = layout ?? Layout(PostgresColumns(row))
         self.init(
-            pinnedAt: try row.optionalInt("pinned_at"), muted: try row.bool("muted"),
-            hiddenUpToSeq: try row.optionalInt("hidden_seq"), draft: try row.text("draft"),
-            draftSavedAt: try row.optionalInt("draft_at"), clearedUpToSeq: try row.optionalInt("cleared_seq"))
+            pinnedAt: try row.optionalInt(layout.pinnedAt), muted: try row.bool(layout.muted),
+            hiddenUpToSeq: try row.optionalInt(layout.hiddenSeq), draft: try row.text(layout.draft),
+            draftSavedAt: try row.optionalInt(layout.draftAt), clearedUpToSeq: try row.optionalInt(layout.clearedSeq))
     }
 }
 
@@ -256,22 +261,25 @@ extension Member {
 }
 
 extension GroupProfile {
-    /// Decodes the profile columns of a `conversations` row; nil for a direct conversation.
-    init?(row: PostgresRandomAccessRow) throws {
-        guard try row.text("kind") == ConversationKind.group.rawValue else { return nil }
+    /// Decodes the profile columns of a `conversations` row, at `layout` when it is known; nil
+    /// for a direct conversation.
+    init?(row: PostgresRandomAccessRow, layout: Layout? = nil) throws {
+        let layout = layout ?? Layout(PostgresColumns(row))
+        guard try row.text(layout.kind) == ConversationKind.group.rawValue else { return nil }
         var announcement: GroupAnnouncement?
-        if let text = try row.optionalText("announcement") {
+        if let text = try row.optionalText(layout.announcement) {
             announcement = GroupAnnouncement(
-                text: text, updatedBy: UserID(try row.optionalInt("announcement_by") ?? 0),
-                updatedAt: try row.optionalInt("announcement_at") ?? 0)
+                text: text, updatedBy: UserID(try row.optionalInt(layout.announcementBy) ?? 0),
+                updatedAt: try row.optionalInt(layout.announcementAt) ?? 0)
         }
         self.init(
-            name: try row.optionalText("name") ?? "", description: try row.text("description"),
-            avatar: try row.optionalText("avatar"), announcement: announcement,
-            joinPolicy: JoinPolicy(rawValue: try row.text("join_policy")) ?? .inviteOnly,
-            muteAll: try row.bool("mute_all"), memberLimit: Int(try row.int("member_limit")),
-            ownerId: UserID(try row.optionalInt("owner_id") ?? 0), dissolvedAt: try row.optionalInt("dissolved_at"),
-            everyoneMayMentionAll: try row.bool("everyone_may_mention_all"))
+            name: try row.optionalText(layout.name) ?? "", description: try row.text(layout.description),
+            avatar: try row.optionalText(layout.avatar), announcement: announcement,
+            joinPolicy: JoinPolicy(rawValue: try row.text(layout.joinPolicy)) ?? .inviteOnly,
+            muteAll: try row.bool(layout.muteAll), memberLimit: Int(try row.int(layout.memberLimit)),
+            ownerId: UserID(try row.optionalInt(layout.ownerId) ?? 0),
+            dissolvedAt: try row.optionalInt(layout.dissolvedAt),
+            everyoneMayMentionAll: try row.bool(layout.everyoneMayMentionAll))
     }
 }
 

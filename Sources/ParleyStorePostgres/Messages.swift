@@ -224,11 +224,12 @@ extension PostgresStore {
                 ORDER BY seq \(window.newestFirst ? "DESC" : "ASC") LIMIT \(window.fetchLimit)
                 """,
                 values, logger: self.logger)
-            return window.page(
-                try rows.compactMap {
-                    MessageRules.seen(
-                        try Message(row: $0), deletedForViewer: try $0.bool("deleted"), clearedUpTo: clearedUpTo)
-                })
+            let decoded = try rows.decodeAll(layout: { (message: Message.Layout($0), deleted: $0.column("deleted")) }) {
+                MessageRules.seen(
+                    try Message(row: $0, layout: $1.message), deletedForViewer: try $0.bool($1.deleted),
+                    clearedUpTo: clearedUpTo)
+            }
+            return window.page(decoded.compactMap { $0 })
         }
     }
 
@@ -330,18 +331,21 @@ extension PostgresStore {
 }
 
 extension Message {
-    /// Decodes a `messages` row; `prefix` selects aliased columns of a joined last message.
-    init(row: PostgresRandomAccessRow, prefix: String = "", conversationId: ConversationID? = nil) throws {
+    /// Decodes a `messages` row (finding its columns: a result of many rows finds them once,
+    /// with ``init(row:layout:conversationId:)``).
+    init(row: PostgresRandomAccessRow) throws { try self.init(row: row, layout: Layout(PostgresColumns(row))) }
+
+    /// Decodes a `messages` row whose columns are at `layout`; `conversationId`, when given,
+    /// stands for the row's.
+    init(row: PostgresRandomAccessRow, layout: Layout, conversationId: ConversationID? = nil) throws {
+        guard let conversationId = try conversationId ?? layout.conversationId.map({ ConversationID(try row.int($0)) })
+        else { preconditionFailure("A message decoded without its conversation.") }
         self.init(
-            id: MessageID(try row.int(prefix + "id")),
-            conversationId: try conversationId ?? ConversationID(try row.int("conversation_id")),
-            seq: try row.int(prefix + "seq"),
-            senderId: UserID(try row.int(prefix + "sender_id")), clientMsgId: try row.text(prefix + "client_msg_id"),
-            kind: MessageKind(rawValue: try row.text(prefix + "kind")),
-            content: try JSONText.decodeValue(from: try row.text(prefix + "content")),
-            sentAt: try row.int(prefix + "sent_at"),
-            quote: try row.optionalText(prefix + "quote").map { try JSONText.decode(MessageQuote.self, from: $0) },
-            forwarded: try row.bool(prefix + "forwarded") ? true : nil,
-            editedAt: try row.optionalInt(prefix + "edited_at"))
+            id: MessageID(try row.int(layout.id)), conversationId: conversationId, seq: try row.int(layout.seq),
+            senderId: UserID(try row.int(layout.senderId)), clientMsgId: try row.text(layout.clientMsgId),
+            kind: MessageKind(rawValue: try row.text(layout.kind)),
+            content: try JSONText.decodeValue(from: try row.text(layout.content)), sentAt: try row.int(layout.sentAt),
+            quote: try row.optionalText(layout.quote).map { try JSONText.decode(MessageQuote.self, from: $0) },
+            forwarded: try row.bool(layout.forwarded) ? true : nil, editedAt: try row.optionalInt(layout.editedAt))
     }
 }

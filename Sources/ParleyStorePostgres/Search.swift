@@ -72,7 +72,8 @@ extension PostgresStore {
                 ORDER BY found.id DESC LIMIT \(limit)
                 """
         }
-        return try await connection.rows(sql, values, logger: logger).map { try Message(row: $0) }
+        return try await connection.rows(sql, values, logger: logger)
+            .decodeAll(layout: { Message.Layout($0) }, { try Message(row: $0, layout: $1) })
     }
 
     public func indexSearchBacklog(limit: Int) async throws -> Int {

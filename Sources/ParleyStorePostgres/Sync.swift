@@ -24,8 +24,9 @@ extension PostgresStore {
                 connection, for: userId,
                 where: "c.version > $2 OR m.version > $2", orderBy: "change_version",
                 limit: Int64(paging.fetchLimit), [.int(paging.since.version)]
-            ).map {
-                (summary: try ConversationSummary(row: $0, viewer: userId), changeVersion: try $0.int("change_version"))
+            ).decodeAll(layout: ConversationSummary.Layout.init) { row, layout in
+                let summary = try ConversationSummary(row: row, layout: layout, viewer: userId)
+                return (summary: summary, changeVersion: try row.int(layout.changeVersion))
             }
             return try paging.batch(eventBodies: eventBodies, changed: changed, currentVersion: currentVersion)
         }

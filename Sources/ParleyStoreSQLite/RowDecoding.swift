@@ -31,28 +31,12 @@ extension SessionRecord {
     }
 }
 
-/// What can say where a named column of a query's rows is: its statement, for all of them at
-/// once (``Row/decodeAll(_:sql:arguments:layout:_:)``), or a lone row. Decoders find their
-/// columns once per statement rather than once per row and column: looking columns up by name
-/// was 7 % of a sync page's CPU.
-protocol ColumnLocator {
-    /// The index of the first column named `name`, if any.
-    func index(ofColumn name: String) -> Int?
-}
-
-extension ColumnLocator {
-    /// The index of column `name`, which the query must have.
-    func column(_ name: String) -> Int {
-        guard let index = index(ofColumn: name) else { preconditionFailure("The query has no column \(name).") }
-        return index
-    }
-}
-
+/// A statement locates the columns of all its rows at once (``Row/decodeAll(_:sql:arguments:layout:_:)``).
 extension Statement: ColumnLocator {}
 
 extension Row: ColumnLocator {
     /// Ignores case, as `Statement`'s does (and as GRDB's own scan of a copied row does).
-    func index(ofColumn name: String) -> Int? {
+    package func index(ofColumn name: String) -> Int? {
         let lowercased = name.lowercased()
         for (index, column) in columnNames.enumerated() where column == name || column.lowercased() == lowercased {
             return index
@@ -62,27 +46,6 @@ extension Row: ColumnLocator {
 }
 
 extension Message {
-    /// Where a `messages` row's columns are; `prefix` selects aliased columns of a joined last
-    /// message. `conversationId` is nil where the statement does not select it.
-    struct Layout {
-        let id, seq, senderId, clientMsgId, kind, content, sentAt, quote, forwarded, editedAt: Int
-        let conversationId: Int?
-
-        init(_ locator: some ColumnLocator, prefix: String = "") {
-            id = locator.column(prefix + "id")
-            seq = locator.column(prefix + "seq")
-            senderId = locator.column(prefix + "sender_id")
-            clientMsgId = locator.column(prefix + "client_msg_id")
-            kind = locator.column(prefix + "kind")
-            content = locator.column(prefix + "content")
-            sentAt = locator.column(prefix + "sent_at")
-            quote = locator.column(prefix + "quote")
-            forwarded = locator.column(prefix + "forwarded")
-            editedAt = locator.column(prefix + "edited_at")
-            conversationId = locator.index(ofColumn: "conversation_id")
-        }
-    }
-
     /// Decodes a `messages` row.
     init(row: Row) throws { try self.init(row: row, layout: Layout(row)) }
 
@@ -112,20 +75,6 @@ extension Member {
 }
 
 extension ConversationSettings {
-    /// Where a member's settings columns are.
-    struct Layout {
-        let pinnedAt, muted, hiddenSeq, draft, draftAt, clearedSeq: Int
-
-        init(_ locator: some ColumnLocator) {
-            pinnedAt = locator.column("pinned_at")
-            muted = locator.column("muted")
-            hiddenSeq = locator.column("hidden_seq")
-            draft = locator.column("draft")
-            draftAt = locator.column("draft_at")
-            clearedSeq = locator.column("cleared_seq")
-        }
-    }
-
     /// Decodes a member's settings columns.
     init(row: Row, layout: Layout? = nil) {
         let layout = layout ?? Layout(row)
@@ -136,28 +85,6 @@ extension ConversationSettings {
 }
 
 extension GroupProfile {
-    /// Where the profile columns of a `conversations` row are.
-    struct Layout {
-        let kind, name, description, avatar, announcement, announcementBy, announcementAt, joinPolicy, muteAll,
-            memberLimit, ownerId, dissolvedAt, everyoneMayMentionAll: Int
-
-        init(_ locator: some ColumnLocator) {
-            kind = locator.column("kind")
-            name = locator.column("name")
-            description = locator.column("description")
-            avatar = locator.column("avatar")
-            announcement = locator.column("announcement")
-            announcementBy = locator.column("announcement_by")
-            announcementAt = locator.column("announcement_at")
-            joinPolicy = locator.column("join_policy")
-            muteAll = locator.column("mute_all")
-            memberLimit = locator.column("member_limit")
-            ownerId = locator.column("owner_id")
-            dissolvedAt = locator.column("dissolved_at")
-            everyoneMayMentionAll = locator.column("everyone_may_mention_all")
-        }
-    }
-
     /// Decodes the profile columns of a `conversations` row; nil for a direct conversation.
     init?(row: Row, layout: Layout? = nil) {
         let layout = layout ?? Layout(row)
@@ -196,37 +123,6 @@ extension JoinRequest {
 }
 
 extension ConversationSummary {
-    /// Where the columns of the summary query are
-    /// (``SQLiteStore/summaryRows(_:for:where:orderBy:limit:arguments:_:)``).
-    struct Layout {
-        let id, kind, directKey, name, memberCount, maxSeq, readSeq, othersReadSeq, othersDeliveredSeq,
-            unreadMentions, createdAt, lastActivityAt, lastMessageId, lastMessageDeleted, changeVersion: Int
-        let settings: ConversationSettings.Layout
-        let group: GroupProfile.Layout
-        let lastMessage: Message.Layout
-
-        init(_ locator: some ColumnLocator) {
-            id = locator.column("id")
-            kind = locator.column("kind")
-            directKey = locator.column("direct_key")
-            name = locator.column("name")
-            memberCount = locator.column("member_count")
-            maxSeq = locator.column("max_seq")
-            readSeq = locator.column("read_seq")
-            othersReadSeq = locator.column("others_read_seq")
-            othersDeliveredSeq = locator.column("others_delivered_seq")
-            unreadMentions = locator.column("unread_mentions")
-            createdAt = locator.column("created_at")
-            lastActivityAt = locator.column("last_activity_at")
-            lastMessageId = locator.column("lm_id")
-            lastMessageDeleted = locator.column("lm_deleted")
-            changeVersion = locator.column("change_version")
-            settings = ConversationSettings.Layout(locator)
-            group = GroupProfile.Layout(locator)
-            lastMessage = Message.Layout(locator, prefix: "lm_")
-        }
-    }
-
     /// Decodes a row of the summary query, whose columns are at `layout`: conversation
     /// columns, the viewer's `read_seq`, and the last message as `lm_*` columns.
     init(row: Row, layout: Layout, viewer: UserID) throws {
