@@ -159,9 +159,9 @@ extension PostgresStore {
             LEFT JOIN messages lm ON lm.conversation_id = c.id AND lm.seq = c.max_seq
             WHERE m.user_id = $1 AND (\(condition))
             ORDER BY \(order)
-            LIMIT \(limit)
+            LIMIT $\(values.count + 2)
             """,
-            [.int(userId.rawValue)] + values, logger: logger)
+            [.int(userId.rawValue)] + values + [.int(limit)], logger: logger)
     }
 
     func summary(_ connection: PostgresConnection, _ id: ConversationID, for userId: UserID) async throws

@@ -215,13 +215,14 @@ extension PostgresStore {
                 values.append(.int(clearedUpTo))
                 conditions.append("seq > $\(values.count)")
             }
+            values.append(.int(Int64(window.fetchLimit)))
             let rows = try await connection.rows(
                 """
                 SELECT *, EXISTS (SELECT 1 FROM deleted_messages d
                     WHERE d.user_id = $2 AND d.conversation_id = messages.conversation_id AND d.seq = messages.seq
                 ) AS deleted
                 FROM messages WHERE \(conditions.joined(separator: " AND "))
-                ORDER BY seq \(window.newestFirst ? "DESC" : "ASC") LIMIT \(window.fetchLimit)
+                ORDER BY seq \(window.newestFirst ? "DESC" : "ASC") LIMIT $\(values.count)
                 """,
                 values, logger: self.logger)
             let decoded = try rows.decodeAll(layout: { (message: Message.Layout($0), deleted: $0.column("deleted")) }) {
