@@ -337,7 +337,7 @@ extension PostgresStore {
                     SELECT blocked_id AS other FROM blocks WHERE blocker_id = $1 AND blocked_id IN (\(list))
                     UNION SELECT blocker_id FROM blocks WHERE blocked_id = $1 AND blocker_id IN (\(list))
                     """,
-                    [.int(user.rawValue)] + batch.map { .int($0.rawValue) }, logger: self.logger
+                    [.int(user.rawValue)] + batch.map { .int($0.rawValue) }, prepared: false, logger: self.logger
                 ).map { UserID(try $0.int("other")) })
         }
         return blocked

@@ -439,14 +439,14 @@ enum PostgresSchema {
             // Without pg_trgm (``createTrigramExtension`` warned why), search still works, by
             // scanning the user's messages.
             guard let schema = try await trigramSchema(connection, logger: logger) else { return }
-            try await connection.rows("SAVEPOINT trigram", logger: logger)
+            try await connection.rows("SAVEPOINT trigram", prepared: false, logger: logger)
             do {
                 try await connection.rows(
                     "CREATE INDEX message_text_trigrams ON message_text USING gin (folded \"\(schema)\".gin_trgm_ops)",
-                    logger: logger)
-                try await connection.rows("RELEASE SAVEPOINT trigram", logger: logger)
+                    prepared: false, logger: logger)
+                try await connection.rows("RELEASE SAVEPOINT trigram", prepared: false, logger: logger)
             } catch {
-                try await connection.rows("ROLLBACK TO SAVEPOINT trigram", logger: logger)
+                try await connection.rows("ROLLBACK TO SAVEPOINT trigram", prepared: false, logger: logger)
                 warnWithoutTrigrams(error, logger: logger)
             }
         },
@@ -472,7 +472,7 @@ enum PostgresSchema {
                 PERFORM pg_advisory_xact_lock(\(lock("pg_trgm")));
                 CREATE EXTENSION IF NOT EXISTS pg_trgm;
                 END $parley_trigrams$
-                """, logger: logger)
+                """, prepared: false, logger: logger)
         } catch {
             warnWithoutTrigrams(error, logger: logger)
         }
@@ -491,7 +491,7 @@ enum PostgresSchema {
             """
             SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
             WHERE e.extname = 'pg_trgm'
-            """, logger: logger
+            """, prepared: false, logger: logger
         ).first?.text("nspname")
     }
 

@@ -142,34 +142,34 @@ public final class PostgresStore: ParleyStore {
         let migrationLock = PostgresSchema.migrationLock(schema: schema)
         try await client.withConnection { connection in
             try await connection.rows(
-                "SELECT pg_advisory_lock($1)", [.int(migrationLock)], logger: logger)
+                "SELECT pg_advisory_lock($1)", [.int(migrationLock)], prepared: false, logger: logger)
             do {
-                if let schema { try await connection.rows("CREATE SCHEMA IF NOT EXISTS \(schema)", logger: logger) }
+                if let schema { try await connection.rows("CREATE SCHEMA IF NOT EXISTS \(schema)", prepared: false, logger: logger) }
                 try await connection.rows(
-                    "CREATE TABLE IF NOT EXISTS parley_migrations (version INT PRIMARY KEY)", logger: logger)
+                    "CREATE TABLE IF NOT EXISTS parley_migrations (version INT PRIMARY KEY)", prepared: false, logger: logger)
                 let applied = Set(
-                    try await connection.rows("SELECT version FROM parley_migrations", logger: logger)
+                    try await connection.rows("SELECT version FROM parley_migrations", prepared: false, logger: logger)
                         .map { try $0[0].decode(Int.self) })
                 for migration in PostgresSchema.migrations where !applied.contains(migration.version) {
                     await PostgresSchema.preparations[migration.version]?(connection, logger)
                     let block = PostgresSchema.block(migration.sql, recording: migration.version)
                     if let fill = PostgresSchema.fills[migration.version] {
                         try await connection.withTransaction(logger: logger) { transaction in
-                            try await transaction.rows(block, logger: self.logger)
+                            try await transaction.rows(block, prepared: false, logger: self.logger)
                             try await fill(transaction, self.logger)
                         }
                     } else {
                         // One statement, so one transaction.
-                        try await connection.rows(block, logger: logger)
+                        try await connection.rows(block, prepared: false, logger: logger)
                     }
                 }
             } catch {
                 _ = try? await connection.rows(
-                    "SELECT pg_advisory_unlock($1)", [.int(migrationLock)], logger: logger)
+                    "SELECT pg_advisory_unlock($1)", [.int(migrationLock)], prepared: false, logger: logger)
                 throw error
             }
             try await connection.rows(
-                "SELECT pg_advisory_unlock($1)", [.int(migrationLock)], logger: logger)
+                "SELECT pg_advisory_unlock($1)", [.int(migrationLock)], prepared: false, logger: logger)
         }
     }
 

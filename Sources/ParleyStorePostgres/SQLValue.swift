@@ -11,12 +11,31 @@ enum SQLValue: Sendable {
 
     init(_ value: String?) { self = value.map(SQLValue.text) ?? .null }
     init(_ value: Int64?) { self = value.map(SQLValue.int) ?? .null }
+
+    /// The type PostgreSQL is told the parameter has (none for a null: it infers one).
+    var dataType: PostgresDataType {
+        switch self {
+        case .int: .int8
+        case .text: .text
+        case .bool: .bool
+        case .double: .float8
+        case .null: .null
+        }
+    }
 }
 
 extension PostgresConnection {
     /// Runs `sql` with `$1…` placeholders bound to `values` and collects the rows.
+    ///
+    /// The statement is prepared once per connection and run by name afterwards
+    /// (``PreparedStatements``), unless `prepared` is false: for statements run once
+    /// (migrations), and for those whose best plan depends on the values bound (search
+    /// patterns) or whose text varies with them (lists of placeholders), which PostgreSQL
+    /// should plan for each execution.
     @discardableResult
-    func rows(_ sql: String, _ values: [SQLValue] = [], logger: Logger) async throws -> [PostgresRandomAccessRow] {
+    func rows(_ sql: String, _ values: [SQLValue] = [], prepared: Bool = true, logger: Logger) async throws
+        -> [PostgresRandomAccessRow]
+    {
         var binds = PostgresBindings(capacity: values.count)
         for value in values {
             switch value {
@@ -28,17 +47,30 @@ extension PostgresConnection {
             }
         }
         var result: [PostgresRandomAccessRow] = []
-        for try await row in try await query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) {
-            result.append(row.makeRandomAccess())
+        guard prepared, let statement = PreparedStatements.shared.statement(sql, types: values.map(\.dataType)) else {
+            for try await row in try await query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) {
+                result.append(row.makeRandomAccess())
+            }
+            return result
+        }
+        do {
+            try await NamedQuery.$running.withValue(statement) {
+                for try await row in try await execute(NamedQuery(bindings: binds), logger: logger) {
+                    result.append(row.makeRandomAccess())
+                }
+            }
+        } catch {
+            PreparedStatements.shared.failed(statement, with: error)
+            throw error
         }
         return result
     }
 
     /// The first column of the first row.
-    func scalar<T: PostgresDecodable>(_ type: T.Type, _ sql: String, _ values: [SQLValue] = [], logger: Logger)
-        async throws -> T?
-    {
-        try await rows(sql, values, logger: logger).first.map { try $0[0].decode(T.self) }
+    func scalar<T: PostgresDecodable>(
+        _ type: T.Type, _ sql: String, _ values: [SQLValue] = [], prepared: Bool = true, logger: Logger
+    ) async throws -> T? {
+        try await rows(sql, values, prepared: prepared, logger: logger).first.map { try $0[0].decode(T.self) }
     }
 }
 

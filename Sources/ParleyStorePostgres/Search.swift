@@ -72,7 +72,8 @@ extension PostgresStore {
                 ORDER BY found.id DESC LIMIT \(limit)
                 """
         }
-        return try await connection.rows(sql, values, logger: logger)
+        // Planned for each pattern: which index pays depends on it.
+        return try await connection.rows(sql, values, prepared: false, logger: logger)
             .decodeAll(layout: { Message.Layout($0) }, { try Message(row: $0, layout: $1) })
     }
 
@@ -154,7 +155,7 @@ extension PostgresStore {
             """
         let values: [SQLValue] = [.int(userId.rawValue)] + patterns + patterns
         return try await read { connection in
-            try await connection.rows(sql, values, logger: self.logger).map {
+            try await connection.rows(sql, values, prepared: false, logger: self.logger).map {
                 GroupMemberName(
                     conversationId: ConversationID(try $0.int("found_in")), user: try UserRecord(row: $0).user)
             }
