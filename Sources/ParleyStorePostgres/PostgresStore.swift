@@ -240,7 +240,7 @@ public final class PostgresStore: ParleyStore {
         do {
             return try await client.withTransaction(logger: logger) { connection in
                 try await connection.rows(
-                    "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: self.logger)
+                    "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", prepared: false, logger: self.logger)
                 return try await body(connection)
             }
         } catch let error as PostgresTransactionError {

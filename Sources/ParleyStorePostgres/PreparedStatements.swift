@@ -36,8 +36,10 @@ final class PreparedStatements: Sendable {
     private let limit: Int
     private let state = Mutex(State())
 
-    /// A catalogue that names at most `limit` statements at a time; past it, new ones run
-    /// unnamed (a bound on what each connection holds in PostgreSQL).
+    /// A catalogue that gives out at most `limit` names, retired ones included; past it, new
+    /// statements run unnamed. A retired name stays prepared on the connections that had it
+    /// (neither PostgreSQL nor PostgresNIO is told to forget it), so this bounds what each
+    /// connection holds.
     init(limit: Int) { self.limit = limit }
 
     /// The named statement for `sql` with parameters of `types`, or nil when the catalogue
@@ -46,17 +48,19 @@ final class PreparedStatements: Sendable {
         let key = Key(sql: sql, types: types)
         return state.withLock { state in
             if let name = state.names[key] { return Statement(name: name, key: key) }
-            guard state.names.count < limit else { return nil }
+            guard state.issued < limit else { return nil }
             return Statement(name: Self.issue(key, in: &state), key: key)
         }
     }
 
     /// Gives `statement`'s text a new name if it still has the one that failed with
-    /// `error`, unless the failure was one of the values bound (a duplicate key, a deadlock,
-    /// a bad number), which leaves the prepared statement sound.
+    /// `error`, unless the failure was one of the values bound (a duplicate key, a bad
+    /// number, a raised exception), which leaves the prepared statement sound. A deadlock
+    /// retires the name: it may have struck the preparation itself (parsing takes table
+    /// locks), and PostgresNIO answers every later use of a failed preparation with its error.
     func failed(_ statement: Statement, with error: any Error) {
         guard let sqlState = (error as? PSQLError)?.serverInfo?[.sqlState],
-            !["22", "23", "40", "P0"].contains(sqlState.prefix(2))
+            !["22", "23", "P0"].contains(sqlState.prefix(2))
         else { return }
         state.withLock { state in
             if state.names[statement.key] == statement.name { _ = Self.issue(statement.key, in: &state) }
