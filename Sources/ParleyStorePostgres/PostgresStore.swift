@@ -144,9 +144,13 @@ public final class PostgresStore: ParleyStore {
             try await connection.rows(
                 "SELECT pg_advisory_lock($1)", [.int(migrationLock)], prepared: false, logger: logger)
             do {
-                if let schema { try await connection.rows("CREATE SCHEMA IF NOT EXISTS \(schema)", prepared: false, logger: logger) }
+                if let schema {
+                    try await connection.rows(
+                        "CREATE SCHEMA IF NOT EXISTS \(schema)", prepared: false, logger: logger)
+                }
                 try await connection.rows(
-                    "CREATE TABLE IF NOT EXISTS parley_migrations (version INT PRIMARY KEY)", prepared: false, logger: logger)
+                    "CREATE TABLE IF NOT EXISTS parley_migrations (version INT PRIMARY KEY)", prepared: false,
+                    logger: logger)
                 let applied = Set(
                     try await connection.rows("SELECT version FROM parley_migrations", prepared: false, logger: logger)
                         .map { try $0[0].decode(Int.self) })

@@ -18,7 +18,8 @@ extension PostgresStore {
             let paging = SyncPaging(cursor: cursor, userEventSeq: userEventSeq, limit: limit)
             let eventBodies = try await connection.rows(
                 "SELECT body FROM user_events WHERE user_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
-                [.int(userId.rawValue), .int(paging.since.eventSeq), .int(Int64(paging.fetchLimit))], logger: self.logger
+                [.int(userId.rawValue), .int(paging.since.eventSeq), .int(Int64(paging.fetchLimit))],
+                logger: self.logger
             ).map { try $0.text("body") }
             let changed = try await self.summaryRows(
                 connection, for: userId,
