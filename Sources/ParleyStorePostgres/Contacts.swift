@@ -328,16 +328,18 @@ extension PostgresStore {
     func blocked(_ connection: PostgresConnection, between user: UserID, and others: [UserID]) async throws
         -> Set<UserID>
     {
+        // One statement whatever the count (the ids as one list), so it stays prepared.
         var blocked: Set<UserID> = []
         for batch in ContactRules.batches(others) {
-            let list = (2...batch.count + 1).map { "$\($0)" }.joined(separator: ", ")
             blocked.formUnion(
                 try await connection.rows(
                     """
-                    SELECT blocked_id AS other FROM blocks WHERE blocker_id = $1 AND blocked_id IN (\(list))
-                    UNION SELECT blocker_id FROM blocks WHERE blocked_id = $1 AND blocker_id IN (\(list))
+                    SELECT blocked_id AS other FROM blocks
+                        WHERE blocker_id = $1 AND blocked_id = ANY(string_to_array($2, ',')::bigint[])
+                    UNION SELECT blocker_id FROM blocks
+                        WHERE blocked_id = $1 AND blocker_id = ANY(string_to_array($2, ',')::bigint[])
                     """,
-                    [.int(user.rawValue)] + batch.map { .int($0.rawValue) }, prepared: false, logger: self.logger
+                    [.int(user.rawValue), .text(Self.idList(batch))], logger: self.logger
                 ).map { UserID(try $0.int("other")) })
         }
         return blocked
