@@ -329,20 +329,16 @@ extension PostgresStore {
         -> Set<UserID>
     {
         // One statement whatever the count (the ids as one list), so it stays prepared.
-        var blocked: Set<UserID> = []
-        for batch in ContactRules.batches(others) {
-            blocked.formUnion(
-                try await connection.rows(
-                    """
-                    SELECT blocked_id AS other FROM blocks
-                        WHERE blocker_id = $1 AND blocked_id = ANY(string_to_array($2, ',')::bigint[])
-                    UNION SELECT blocker_id FROM blocks
-                        WHERE blocked_id = $1 AND blocker_id = ANY(string_to_array($2, ',')::bigint[])
-                    """,
-                    [.int(user.rawValue), .text(Self.idList(batch))], logger: self.logger
-                ).map { UserID(try $0.int("other")) })
-        }
-        return blocked
+        Set(
+            try await connection.rows(
+                """
+                SELECT blocked_id AS other FROM blocks
+                    WHERE blocker_id = $1 AND blocked_id = ANY(string_to_array($2, ',')::bigint[])
+                UNION SELECT blocker_id FROM blocks
+                    WHERE blocked_id = $1 AND blocker_id = ANY(string_to_array($2, ',')::bigint[])
+                """,
+                [.int(user.rawValue), .text(Self.idList(others))], logger: self.logger
+            ).map { UserID(try $0.int("other")) })
     }
 
     /// Checks that `peer` exists and that `sender` may send them a direct message

@@ -309,12 +309,8 @@ extension SQLiteStore {
                 SELECT blocked_id FROM blocks WHERE blocker_id = ?1 AND blocked_id IN (SELECT value FROM json_each(?2))
                 UNION SELECT blocker_id FROM blocks WHERE blocked_id = ?1 AND blocker_id IN (SELECT value FROM json_each(?2))
                 """)
-        var blocked: Set<UserID> = []
-        for batch in ContactRules.batches(others) {
-            let ids = "[" + batch.map { String($0.rawValue) }.joined(separator: ",") + "]"
-            blocked.formUnion(try Int64.fetchAll(query, arguments: [user.rawValue, ids]).map { UserID($0) })
-        }
-        return blocked
+        let ids = "[" + others.map { String($0.rawValue) }.joined(separator: ",") + "]"
+        return Set(try Int64.fetchAll(query, arguments: [user.rawValue, ids]).map { UserID($0) })
     }
 
     /// Checks that `sender` may send `peer` a direct message (``ContactRules/checkCanMessage(peerPolicy:friends:senderBlockedPeer:peerBlockedSender:peerDeleted:)``).

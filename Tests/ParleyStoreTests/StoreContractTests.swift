@@ -816,6 +816,23 @@ import Testing
             }
         }
     }
+
+    /// A block check finds every block on either side among as many ids as a group may be
+    /// made with, repeats included, in one statement on each backend.
+    @Test(arguments: StoreBackend.available)
+    func aBlockCheckFindsBlocksEitherWayAmongTwentyFiveThousandIds(_ backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let users = try await makeUsers(store, "alice", "bob", "carol", "dan")
+        let (alice, bob, carol, dan) = (users[0], users[1], users[2], users[3])
+        _ = try await store.block(alice, by: bob, at: Self.now)
+        _ = try await store.block(carol, by: alice, at: Self.now)
+        _ = try await store.block(dan, by: carol, at: Self.now)
+        let others = (5...25_000).map { UserID(Int64($0)) } + [carol, bob, dan, bob]
+        #expect(try await store.blocked(between: alice, and: others) == [bob, carol], "not carol's block of dan")
+        #expect(try await store.blocked(between: alice, and: [dan]).isEmpty)
+        #expect(try await store.blocked(between: alice, and: []).isEmpty)
+        try await store.close()
+    }
 }
 
 /// The sessions a store reports revoked on a node's fan-out.

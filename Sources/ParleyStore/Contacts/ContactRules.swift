@@ -103,15 +103,6 @@ public enum ContactRules {
         return true
     }
 
-    /// `ids` once each, in batches small enough for one statement's parameters on every
-    /// backend (a group may be made with up to 100,000 members).
-    public static func batches(_ ids: [UserID]) -> [[UserID]] {
-        let (distinct, size) = (Array(Set(ids)).sorted(), 10_000)
-        return stride(from: 0, to: distinct.count, by: size).map {
-            Array(distinct[$0..<min($0 + size, distinct.count)])
-        }
-    }
-
     /// Checks that nobody of `blocked` (those a block separates from the actor) is added to a
     /// group by them: a group is no way around a block.
     public static func checkCanAdd(blocked: Set<UserID>) throws {
